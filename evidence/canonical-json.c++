@@ -1,0 +1,170 @@
+#include "evidence/canonical-json.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "evidence/utf.h"
+
+namespace rea::evidence {
+namespace {
+
+void appendString(std::string& out, const std::string& s) {
+  static const char HEX[] = "0123456789abcdef";
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out.push_back(HEX[c >> 4]);
+          out.push_back(HEX[c & 0xF]);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// 2^53: every integer of at most this magnitude is exactly a double, and prints as itself.
+constexpr uint64_t MAX_SAFE = 9007199254740992ull;
+
+void appendValue(std::string& out, const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null:
+      out += "null";
+      return;
+    case Json::value_t::boolean:
+      out += value.get<bool>() ? "true" : "false";
+      return;
+    case Json::value_t::string:
+      appendString(out, value.get_ref<const std::string&>());
+      return;
+    case Json::value_t::number_integer: {
+      int64_t v = value.get<int64_t>();
+      uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+      out += magnitude <= MAX_SAFE ? std::to_string(v) : formatEcmaNumber(static_cast<double>(v));
+      return;
+    }
+    case Json::value_t::number_unsigned: {
+      uint64_t v = value.get<uint64_t>();
+      out += v <= MAX_SAFE ? std::to_string(v) : formatEcmaNumber(static_cast<double>(v));
+      return;
+    }
+    case Json::value_t::number_float:
+      out += formatEcmaNumber(value.get<double>());
+      return;
+    case Json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& element : value) {
+        if (!first) out.push_back(',');
+        first = false;
+        appendValue(out, element);
+      }
+      out.push_back(']');
+      return;
+    }
+    case Json::value_t::object: {
+      std::vector<std::pair<const std::string*, const Json*>> members;
+      members.reserve(value.size());
+      for (auto it = value.begin(); it != value.end(); ++it)
+        members.emplace_back(&it.key(), &*it);
+      std::sort(members.begin(), members.end(),
+                [](const auto& a, const auto& b) { return compareUtf16(*a.first, *b.first) < 0; });
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, member] : members) {
+        if (!first) out.push_back(',');
+        first = false;
+        appendString(out, *key);
+        out.push_back(':');
+        appendValue(out, *member);
+      }
+      out.push_back('}');
+      return;
+    }
+    case Json::value_t::binary:
+    case Json::value_t::discarded:
+      break;
+  }
+  throw std::invalid_argument("canonicalJson: value has no JSON form");
+}
+
+}  // namespace
+
+std::string formatEcmaNumber(double value) {
+  if (!std::isfinite(value)) throw std::invalid_argument("formatEcmaNumber: not finite");
+  if (value == 0) return "0";  // also -0
+  std::string out;
+  if (value < 0) {
+    out.push_back('-');
+    value = -value;
+  }
+  // Shortest round-trip digits, in scientific form "d[.ddd]e±x".
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::scientific);
+  std::string sci(buf, result.ptr);
+  size_t ePos = sci.find('e');
+  std::string digits = sci.substr(0, ePos);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  int exponent = std::stoi(sci.substr(ePos + 1));
+  int k = static_cast<int>(digits.size());
+  int n = exponent + 1;  // value = 0.digits × 10^n
+  if (k <= n && n <= 21) {
+    out += digits;
+    out.append(static_cast<size_t>(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out += digits.substr(0, static_cast<size_t>(n));
+    out.push_back('.');
+    out += digits.substr(static_cast<size_t>(n));
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-n), '0');
+    out += digits;
+  } else {
+    out.push_back(digits[0]);
+    if (k > 1) {
+      out.push_back('.');
+      out += digits.substr(1);
+    }
+    out.push_back('e');
+    out.push_back(n - 1 >= 0 ? '+' : '-');
+    out += std::to_string(std::abs(n - 1));
+  }
+  return out;
+}
+
+std::string canonicalJson(const Json& value) {
+  std::string out;
+  appendValue(out, value);
+  return out;
+}
+
+}  // namespace rea::evidence
