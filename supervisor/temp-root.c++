@@ -1,0 +1,121 @@
+#include "supervisor/temp-root.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+#include <kj/debug.h>
+
+namespace rea::supervisor {
+namespace {
+
+std::string tempBase() {
+  const char* dir = getenv("TMPDIR");
+  std::string base = dir != nullptr && dir[0] == '/' ? dir : "/tmp";
+  while (base.size() > 1 && base.back() == '/')
+    base.pop_back();
+  return base;
+}
+
+// Removes every entry of the directory open at `dirFd` (which it closes), depth first, with
+// *at() calls relative to open directory fds so a concurrent rename cannot redirect us.
+void removeContents(int dirFd, const std::string& path) {
+  DIR* dir = fdopendir(dirFd);
+  if (dir == nullptr) {
+    close(dirFd);
+    KJ_FAIL_SYSCALL("fdopendir", errno, path);
+  }
+  KJ_DEFER(closedir(dir));
+  std::vector<std::string> names;
+  while (struct dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  for (const auto& name : names) {
+    std::string child = path + "/" + name;
+    KJ_CONTEXT("removing", child);
+    if (unlinkat(dirfd(dir), name.c_str(), 0) == 0) continue;
+    int error = errno;
+    if (error == ENOENT) continue;
+    if (error != EISDIR && error != EPERM) KJ_FAIL_SYSCALL("unlinkat", error, child);
+    int childFd;
+    KJ_SYSCALL_HANDLE_ERRORS(childFd = openat(dirfd(dir), name.c_str(),
+                                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {
+      case ENOENT:
+        continue;
+      default:
+        KJ_FAIL_SYSCALL("openat", error, child);
+    }
+    // A directory we cannot list (mode 0000) is made listable: we own everything in the root.
+    fchmod(childFd, 0700);
+    removeContents(childFd, child);
+    KJ_SYSCALL_HANDLE_ERRORS(unlinkat(dirfd(dir), name.c_str(), AT_REMOVEDIR)) {
+      case ENOENT:
+        break;
+      default:
+        KJ_FAIL_SYSCALL("rmdir", error, child);
+    }
+  }
+}
+
+}  // namespace
+
+void removeTree(const std::string& path) {
+  int fd;
+  KJ_SYSCALL_HANDLE_ERRORS(
+      fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {
+    case ENOENT:
+      return;
+    case ENOTDIR:
+    case ELOOP:
+      KJ_SYSCALL(unlink(path.c_str()), path);
+      return;
+    default:
+      KJ_FAIL_SYSCALL("open", error, path);
+  }
+  fchmod(fd, 0700);
+  removeContents(fd, path);
+  KJ_SYSCALL_HANDLE_ERRORS(rmdir(path.c_str())) {
+    case ENOENT:
+      return;
+    default:
+      KJ_FAIL_SYSCALL("rmdir", error, path);
+  }
+}
+
+TempRoot::TempRoot() {
+  std::string pattern = tempBase() + "/rea-process-XXXXXX";
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  if (mkdtemp(buffer.data()) == nullptr) KJ_FAIL_SYSCALL("mkdtemp", errno, pattern);
+  rootPath = buffer.data();
+  // mkdtemp already uses 0700; chmod makes it independent of the umask's history.
+  KJ_SYSCALL(chmod(rootPath.c_str(), 0700), rootPath);
+  if (mkdir(homePath().c_str(), 0700) != 0) {
+    int error = errno;
+    removeTree(rootPath);
+    KJ_FAIL_SYSCALL("mkdir", error, homePath());
+  }
+}
+
+TempRoot::~TempRoot() noexcept(false) {
+  if (!removed) {
+    // Best effort on the error path: an exception already unwinding must not be replaced.
+    KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { removeTree(rootPath); })) {
+      KJ_LOG(ERROR, "temporary root cleanup failed", rootPath, e->getDescription());
+    }
+  }
+}
+
+void TempRoot::remove() {
+  if (removed) return;
+  removeTree(rootPath);
+  removed = true;
+}
+
+}  // namespace rea::supervisor

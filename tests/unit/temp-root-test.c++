@@ -1,0 +1,73 @@
+#include "supervisor/temp-root.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace rea::supervisor {
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+TEST(TempRoot, CreatesAPrivateRootWithAHome) {
+  std::string path;
+  {
+    TempRoot root;
+    path = root.path();
+    EXPECT_NE(path.find("/rea-process-"), std::string::npos);
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    ASSERT_EQ(stat(root.homePath().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+  }
+  EXPECT_FALSE(exists(path));
+}
+
+TEST(TempRoot, RemovesNestedUnlistableTreesWithoutFollowingSymlinks) {
+  char outside[] = "/tmp/rea-test-outside-XXXXXX";
+  ASSERT_NE(mkdtemp(outside), nullptr);
+  std::string keep = std::string(outside) + "/keep";
+  std::ofstream(keep) << "must survive";
+  {
+    TempRoot root;
+    std::string deep = root.homePath() + "/a/b/c";
+    ASSERT_EQ(system(("mkdir -p " + deep).c_str()), 0);
+    std::ofstream(deep + "/file") << "x";
+    ASSERT_EQ(symlink(outside, (root.homePath() + "/link").c_str()), 0);
+    ASSERT_EQ(chmod((root.homePath() + "/a/b").c_str(), 0), 0);
+    root.remove();
+    EXPECT_FALSE(exists(root.path()));
+    root.remove();  // idempotent
+  }
+  EXPECT_TRUE(exists(keep));
+  removeTree(outside);
+  EXPECT_FALSE(exists(outside));
+}
+
+TEST(TempRoot, HonoursTmpdir) {
+  char base[] = "/tmp/rea-test-tmpdir-XXXXXX";
+  ASSERT_NE(mkdtemp(base), nullptr);
+  const char* old = getenv("TMPDIR");
+  std::string saved = old ? old : "";
+  setenv("TMPDIR", base, 1);
+  {
+    TempRoot root;
+    EXPECT_EQ(root.path().rfind(std::string(base) + "/rea-process-", 0), 0u);
+  }
+  if (old)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  removeTree(base);
+}
+
+}  // namespace
+}  // namespace rea::supervisor
