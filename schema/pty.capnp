@@ -1,0 +1,136 @@
+@0xfd3f0630423295d8;
+# The pty helper (helpers/pty, binary rea-pty): runs the target in a new PTY session, drains its
+# output, dispatches the scenario's interaction events, enforces the deadline watchdog and reaps
+# the root (SPEC B §6.3-§6.6, A2, A4, A10).
+#
+# Runs in rea-pty; the supervisor's PtyLink (supervisor/pty-link.c++) is the only caller and the
+# only reader of these types on the supervisor side. Everything the helper sends is a claim:
+# PtyLink checks it (timestamps, sizes, indices, UTF-8) and stops a helper that breaks a rule.
+# Times are CLOCK_MONOTONIC nanoseconds (shared by all processes on the machine).
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("rea::schema");
+
+using Common = import "common.capnp";
+
+interface Pty {
+  # Bootstrap capability of rea-pty.
+
+  start @0 (config :PtyConfig, sink :PtySink)
+      -> (job :PtyJob, rootPid :UInt32, spawnedAtNs :UInt64);
+  # Spawns the target, installs the helper's seccomp filter, then starts draining, arms the
+  # interaction events (A2: relative to the spawn) and the watchdog. Returns once the target is
+  # forked: rootPid = pgid = sid of the target. A failed exec is not an error (the target writes
+  # a diagnostic to the PTY and exits 1). Throws FAILED on an invalid config or when the PTY or
+  # the fork cannot be made. Single use: a second call throws FAILED.
+}
+
+struct PtyConfig {
+  executable @0 :Data;
+  # Path of the program (no PATH search when it contains '/'; else searched in the PATH of
+  # `environment`).
+  arguments @1 :List(Data);
+  # argv[1..]; argv[0] is `executable`.
+  workingDirectory @2 :Data;
+  environment @3 :List(Data);
+  # The target's complete environment, each entry NAME=VALUE (composed by the supervisor,
+  # SPEC B §6.3). Nothing else reaches the target.
+  columns @4 :UInt16;
+  rows @5 :UInt16;
+  # Initial terminal size, each 1-1000.
+  events @6 :List(PtyInteraction);
+  # The scenario's interaction events, in scenario order; an event's index in this list is the
+  # `eventIndex` of its dispatch report. At most 100000.
+  timeoutMs @7 :UInt64;
+  idleTimeoutMs @8 :UInt64;
+  t0Ns @9 :UInt64;
+  # The supervisor's T0: the watchdog measures `timeoutMs` and the initial idle time from it.
+  maxFrames @10 :UInt32;
+  maxOutputBytes @11 :UInt64;
+  # Raw frame limits (SPEC B §6.5): a chunk that would exceed either is dropped whole and the
+  # stream ends truncated; a later, smaller chunk that fits is still sent.
+}
+
+struct PtyInteraction {
+  atMs @0 :UInt64;
+  # Milliseconds after the spawn at which the event fires (A2: armed at spawn).
+  union {
+    input @1 :Data;
+    # Bytes written to the PTY master.
+    resize @2 :TerminalSize;
+    # TIOCSWINSZ on the master (the target gets SIGWINCH).
+    signal @3 :Int32;
+    # Signal number (SIGINT, SIGTERM or SIGKILL) sent to the root pid only.
+  }
+}
+
+struct TerminalSize {
+  columns @0 :UInt16;
+  rows @1 :UInt16;
+}
+
+interface PtySink {
+  # Implemented by the supervisor, called by rea-pty. Events arrive in time order.
+
+  push @0 (events :List(PtyEvent)) -> stream;
+  # One batch, flushed every few milliseconds or at 64 KiB. The helper awaits each push before
+  # sending the next. A batch holds at most 4096 events.
+
+  done @1 (summary :Common.StreamSummary);
+  # Last call: every event has been pushed. `truncated` counts raw output chunks dropped by the
+  # frame or byte limit.
+}
+
+struct PtyEvent {
+  atNs @0 :UInt64;
+  # When it happened; never decreasing along the stream.
+  union {
+    output @1 :Data;
+    # One PTY read, decoded as UTF-8 (invalid bytes replaced by U+FFFD, a sequence split across
+    # reads kept whole), never empty. Chunks may follow `exited`: the helper drains until EIO
+    # (A10) or until `finish`.
+    dispatched @2 :Dispatch;
+    # An interaction event fired (or was abandoned at the root's exit). Each index once.
+    exited @3 :Exit;
+    # The root was reaped. Once.
+  }
+}
+
+struct Dispatch {
+  eventIndex @0 :UInt32;
+  outcome @1 :Outcome;
+  enum Outcome {
+    dispatched @0;
+    # Performed (a signal to a vanished root is still dispatched, B §6.4).
+    failed @1;
+    # The operation raised an error (e.g. resizing a closed PTY).
+    targetExited @2;
+    # Never fired: the root exited first. `atNs` is the exit time.
+  }
+}
+
+struct Exit {
+  union {
+    code @0 :Int32;
+    # Exited normally with this status.
+    signal @1 :Int32;
+    # Died by this signal.
+  }
+  reason @2 :Reason;
+  enum Reason {
+    exited @0;
+    timeout @1;
+    # The watchdog killed the root: timeoutMs elapsed since T0.
+    idleTimeout @2;
+    # The watchdog killed the root: no output for idleTimeoutMs.
+  }
+}
+
+interface PtyJob {
+  # Returned by `start`; exists only while a target runs under this helper.
+
+  finish @0 ();
+  # Ends the job: SIGKILLs the root if it is still running (and reports its exit), reads what
+  # the PTY master still holds, closes it, pushes the last batch and calls `sink.done`, then
+  # returns. Single use: a second call throws FAILED.
+}

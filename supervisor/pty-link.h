@@ -1,0 +1,158 @@
+#pragma once
+// PtyLink: the supervisor's one connection to the pty helper (rea-pty). Owns the helper process,
+// its Cap'n Proto connection and the background tasks receiving its event stream, and is the
+// only supervisor code that reads schema/pty.capnp types: every event is converted to the plain
+// structs below and checked on the way in (timestamps never decrease and never lie in the
+// future; output chunks non-empty, valid UTF-8 and within the frame/byte limits; event indices
+// known and reported once; one exit, consistent with its reason). A helper that breaks a rule is
+// killed and reported as a fault, exactly like a helper that dies (A13).
+//
+// Typical use (one link per capture, one event loop):
+//   PtyLink link(io, defaultHelperDirectory(), observer);
+//   PtySpawn spawn = link.start(launch).wait(ws);          // target is running
+//   std::optional<PtyExit> exit = link.whenExited().wait(ws);
+//   ... settlement ...
+//   link.finish().wait(ws);                                 // stream complete, helper gone
+//   const PtyRecord& r = link.record();                     // frames, interactions, fault
+//
+// Errors: start() rejects (FAILED, with the helper's reason) when the helper cannot be spawned
+// or refuses the launch (bad config, no PTY, fork failure), or (DISCONNECTED) when it died
+// before answering; record().fault says how it ended. After a successful start nothing throws:
+// losing the helper is data (record().fault) and every promise still resolves, never hangs.
+
+#include <cstdint>
+#include <kj/async-io.h>
+#include <kj/time.h>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "supervisor/helper-process.h"
+
+namespace rea::supervisor {
+
+// ---- What the supervisor asks for --------------------------------------------------------
+
+struct PtyInteraction {
+  // One scenario event (SPEC B §3.2); fired `atMs` after the spawn (A2).
+  enum class Type { INPUT, RESIZE, SIGNAL };
+  Type type = Type::INPUT;
+  uint64_t atMs = 0;
+  std::string data;      // INPUT: the exact bytes written to the PTY
+  uint16_t columns = 0;  // RESIZE: 1-1000
+  uint16_t rows = 0;     // RESIZE: 1-1000
+  int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL, sent to the root pid only
+};
+
+struct PtyLaunch {
+  std::string executable;              // path; no PATH search when it contains '/'
+  std::vector<std::string> arguments;  // argv[1..]
+  std::string workingDirectory;
+  std::vector<std::string> environment;  // NAME=VALUE, the target's complete environment (B §6.3)
+  uint16_t columns = 80;                 // 1-1000
+  uint16_t rows = 24;                    // 1-1000
+  std::vector<PtyInteraction> events;    // scenario order; index = PtyDispatch::eventIndex
+  uint64_t timeoutMs = 0;                // watchdog, measured from t0Ns (B §6.6.1)
+  uint64_t idleTimeoutMs = 0;            // watchdog, last output starts at t0Ns
+  uint64_t t0Ns = 0;                     // the capture's T0, CLOCK_MONOTONIC ns
+  uint32_t maxFrames = 10000;            // limits.frames (B §6.5)
+  uint64_t maxOutputBytes = 1000000;     // limits.output_bytes (B §6.5)
+};
+
+// ---- What the helper reports (already validated) -----------------------------------------
+
+struct PtySpawn {
+  pid_t rootPid = 0;  // = pgid = sid of the target
+  uint64_t atNs = 0;  // CLOCK_MONOTONIC
+};
+
+struct PtyChunk {
+  // One accepted PTY read (B §6.5 step 3 before normalisation): valid UTF-8, never empty.
+  uint64_t atNs = 0;
+  std::string data;
+};
+
+struct PtyDispatch {
+  enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED };
+  uint32_t eventIndex = 0;  // index into PtyLaunch::events
+  uint64_t atNs = 0;        // when it fired; for TARGET_EXITED the exit time
+  Outcome outcome = Outcome::DISPATCHED;
+};
+
+struct PtyExit {
+  // The root's end, as the helper reaped it (A4 mapping is the supervisor's job).
+  enum class Reason { EXITED, TIMEOUT, IDLE_TIMEOUT };
+  uint64_t atNs = 0;
+  std::optional<int> code;    // set when it exited normally
+  std::optional<int> signal;  // set when a signal killed it (9 for a watchdog kill)
+  Reason reason = Reason::EXITED;
+};
+
+struct HelperFault {
+  // The pty helper was lost or misbehaved: the capture is truncated and gets a residual unknown
+  // (A13) naming the helper and `reason`.
+  std::string reason;  // e.g. "the pty helper crashed with signal 11 (SIGSEGV)"
+  std::optional<HelperEnd> end;  // how the process ended; always set once finish() resolved
+};
+
+struct PtyRecord {
+  // Everything the link received, in stream order. Complete once finish() has resolved.
+  std::optional<PtySpawn> spawn;
+  std::vector<PtyChunk> output;
+  std::vector<PtyDispatch> interactions;  // in the order the helper reported them
+  std::optional<PtyExit> exit;
+  bool streamDone = false;      // the helper ended its stream with done()
+  bool outputTruncated = false; // raw frames dropped by the frame/byte limit (B §4.8)
+  uint64_t droppedChunks = 0;   // how many
+  std::optional<HelperFault> fault;  // set when the helper was lost before its job was done
+  std::optional<HelperEnd> helperEnd;  // how the helper process ended (after finish())
+};
+
+class PtyObserver {
+  // Live notifications, called from the event loop as batches arrive (before whenExited()
+  // resolves for the exit). Implementations must not destroy the link from a callback.
+public:
+  virtual ~PtyObserver() noexcept(false) = default;
+  virtual void output(const PtyChunk& /*chunk*/) {}
+  virtual void dispatched(const PtyDispatch& /*dispatch*/) {}
+  virtual void exited(const PtyExit& /*exit*/) {}
+  virtual void lost(const HelperFault& /*fault*/) {}
+  // The helper was lost; `fault.end` may not be known yet.
+};
+
+class PtyLink {
+public:
+  explicit PtyLink(kj::AsyncIoContext& io, std::string helperDirectory = defaultHelperDirectory(),
+                   kj::Maybe<PtyObserver&> observer = nullptr);
+  // `helperDirectory` holds rea-pty. The observer (optional) outlives the link.
+
+  ~PtyLink() noexcept(false);
+  // Kills the helper if it still runs (its target dies with it: PR_SET_PDEATHSIG).
+
+  KJ_DISALLOW_COPY(PtyLink);
+
+  kj::Promise<PtySpawn> start(PtyLaunch launch);
+  // Spawns rea-pty, sends the launch and resolves once the target is forked. Call once.
+  // Limits are checked here first: a launch out of range throws FAILED before any spawn.
+
+  kj::Promise<std::optional<PtyExit>> whenExited();
+  // Resolves when the root has been reaped (its exit record), or with nullopt when the helper
+  // was lost first (see record().fault). Call after start(); may be called more than once.
+  // Output may still arrive after the exit (A10: draining goes on until EIO or finish()).
+
+  kj::Promise<void> finish(kj::Duration deadline = 5 * kj::SECONDS);
+  // Ends the job: the helper kills the root if it still runs, drains what the PTY master holds,
+  // ends its stream and exits; the link then reaps it. If the helper does not complete within
+  // `deadline` it is killed and recorded as a fault. Resolves (never rejects) once the helper
+  // is reaped; afterwards record() is complete. Call once, after start() resolved or failed.
+
+  const PtyRecord& record() const;
+
+  class Impl;
+
+private:
+  kj::Own<Impl> impl;
+};
+
+}  // namespace rea::supervisor
