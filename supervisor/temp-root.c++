@@ -2,11 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 #include <kj/debug.h>
@@ -14,13 +16,8 @@
 namespace rea::supervisor {
 namespace {
 
-std::string tempBase() {
-  const char* dir = getenv("TMPDIR");
-  std::string base = dir != nullptr && dir[0] == '/' ? dir : "/tmp";
-  while (base.size() > 1 && base.back() == '/')
-    base.pop_back();
-  return base;
-}
+constexpr char OWNER_FILE[] = "/.rea-owner";
+constexpr char ROOT_PREFIX[] = "rea-process-";
 
 // Removes every entry of the directory open at `dirFd` (which it closes), depth first, with
 // *at() calls relative to open directory fds so a concurrent rename cannot redirect us.
@@ -65,6 +62,47 @@ void removeContents(int dirFd, const std::string& path) {
 
 }  // namespace
 
+std::string tempRootBase() {
+  const char* dir = getenv("TMPDIR");
+  std::string base = dir != nullptr && dir[0] == '/' ? dir : "/tmp";
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return base;
+}
+
+StaleTempRoots findStaleTempRoots(bool remove) {
+  StaleTempRoots result;
+  std::string base = tempRootBase();
+  DIR* dir = opendir(base.c_str());
+  if (dir == nullptr) return result;
+  KJ_DEFER(closedir(dir));
+  std::vector<std::string> candidates;
+  while (struct dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name.rfind(ROOT_PREFIX, 0) == 0) candidates.push_back(base + "/" + name);
+  }
+  for (const auto& root : candidates) {
+    struct stat st;
+    if (lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    bool stale;
+    int fd = open((root + OWNER_FILE).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0) {
+      stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
+      close(fd);
+    } else {
+      stale = time(nullptr) - st.st_mtime > 60;
+    }
+    if (!stale) continue;
+    result.found.push_back(root);
+    if (!remove) continue;
+    KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() { removeTree(root); })) {
+      result.failed.push_back(root);
+    } else {
+      result.removed.push_back(root);
+    }
+  }
+  return result;
+}
+
 void removeTree(const std::string& path) {
   int fd;
   KJ_SYSCALL_HANDLE_ERRORS(
@@ -89,21 +127,26 @@ void removeTree(const std::string& path) {
 }
 
 TempRoot::TempRoot() {
-  std::string pattern = tempBase() + "/rea-process-XXXXXX";
+  std::string pattern = tempRootBase() + "/" + ROOT_PREFIX + "XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (mkdtemp(buffer.data()) == nullptr) KJ_FAIL_SYSCALL("mkdtemp", errno, pattern);
   rootPath = buffer.data();
   // mkdtemp already uses 0700; chmod makes it independent of the umask's history.
   KJ_SYSCALL(chmod(rootPath.c_str(), 0700), rootPath);
-  if (mkdir(homePath().c_str(), 0700) != 0) {
+  ownerLockFd = open((rootPath + OWNER_FILE).c_str(),
+                     O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (ownerLockFd < 0 || flock(ownerLockFd, LOCK_EX | LOCK_NB) != 0 ||
+      mkdir(homePath().c_str(), 0700) != 0) {
     int error = errno;
+    if (ownerLockFd >= 0) close(ownerLockFd);
     removeTree(rootPath);
-    KJ_FAIL_SYSCALL("mkdir", error, homePath());
+    KJ_FAIL_SYSCALL("creating the temporary root", error, rootPath);
   }
 }
 
 TempRoot::~TempRoot() noexcept(false) {
+  KJ_DEFER(if (ownerLockFd >= 0) close(ownerLockFd));
   if (!removed) {
     // Best effort on the error path: an exception already unwinding must not be replaced.
     KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { removeTree(rootPath); })) {

@@ -4,10 +4,16 @@
 // directory: its destructor removes it recursively, so a root never outlives the capture on any
 // path (success, error, exception). `remove()` does the same explicitly and reports failure.
 //
+// A live capture holds an exclusive flock on `<root>/.rea-owner` for its whole life (the fd is
+// close-on-exec, so neither helpers nor the target inherit it). A root whose lock can be taken
+// has no live owner: `rea doctor --clean` (and each new capture) removes such stale roots left
+// by a supervisor that was SIGKILLed.
+//
 // Errors: the constructor throws kj::Exception (FAILED) naming the path when the directory
 // cannot be created; remove() throws when something stays behind.
 
 #include <string>
+#include <vector>
 
 namespace rea::supervisor {
 
@@ -27,8 +33,22 @@ class TempRoot {
 
  private:
   std::string rootPath;
+  int ownerLockFd = -1;
   bool removed = false;
 };
+
+std::string tempRootBase();
+// <$TMPDIR or /tmp>, without a trailing slash.
+
+struct StaleTempRoots {
+  std::vector<std::string> found;    // roots with no live owner
+  std::vector<std::string> removed;  // of those, removed by this call (when asked to)
+  std::vector<std::string> failed;   // could not be removed
+};
+
+StaleTempRoots findStaleTempRoots(bool remove);
+// Scans tempRootBase() for rea-process-* directories whose owner lock is free (or that have no
+// owner file and are older than a minute: killed between mkdtemp and locking).
 
 void removeTree(const std::string& path);
 // Recursive removal that never follows symlinks and treats "already gone" as success.

@@ -71,3 +71,34 @@ TEST(TempRoot, HonoursTmpdir) {
 
 }  // namespace
 }  // namespace rea::supervisor
+
+namespace rea::supervisor {
+namespace {
+
+TEST(TempRoot, OnlyRootsWithoutALiveOwnerAreStale) {
+  char base[] = "/tmp/rea-test-stale-XXXXXX";
+  ASSERT_NE(mkdtemp(base), nullptr);
+  setenv("TMPDIR", base, 1);
+  {
+    TempRoot live;
+    // A root whose owner died: its lock file exists but nobody holds the lock.
+    std::string dead = std::string(base) + "/rea-process-dead01";
+    ASSERT_EQ(mkdir(dead.c_str(), 0700), 0);
+    std::ofstream(dead + "/.rea-owner") << "";
+
+    auto scan = findStaleTempRoots(false);
+    ASSERT_EQ(scan.found.size(), 1u);
+    EXPECT_EQ(scan.found[0], dead);
+    EXPECT_TRUE(scan.removed.empty());
+
+    auto clean = findStaleTempRoots(true);
+    ASSERT_EQ(clean.removed.size(), 1u);
+    EXPECT_FALSE(exists(dead));
+    EXPECT_TRUE(exists(live.path()));
+  }
+  unsetenv("TMPDIR");
+  removeTree(base);
+}
+
+}  // namespace
+}  // namespace rea::supervisor

@@ -1,0 +1,136 @@
+#include "supervisor/doctor-command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "evidence/policy-config.h"
+#include "supervisor/commands.h"
+#include "supervisor/machine-probe.h"
+#include "supervisor/output.h"
+#include "supervisor/temp-root.h"
+
+namespace rea::supervisor {
+namespace {
+
+std::string currentDirectory() {
+  char buffer[PATH_MAX];
+  return getcwd(buffer, sizeof(buffer)) != nullptr ? buffer : "/";
+}
+
+evidence::Json policyReport() {
+  auto load = evidence::loadOperatorPolicy(
+      [](const char* name) -> std::optional<std::string> {
+        const char* value = getenv(name);
+        if (value == nullptr) return std::nullopt;
+        return std::string(value);
+      },
+      currentDirectory());
+  evidence::Json report = evidence::Json::object();
+  if (!load.policy) {
+    report["valid"] = false;
+    evidence::Json problems = evidence::Json::array();
+    for (const auto& issue : load.issues) problems.push_back(issue.path + ": " + issue.message);
+    report["problems"] = problems;
+    return report;
+  }
+  const auto& policy = *load.policy;
+  auto roots = [](const std::vector<evidence::PolicyRoot>& list) {
+    evidence::Json out = evidence::Json::array();
+    for (const auto& root : list) out.push_back(root.canonical);
+    return out;
+  };
+  report["valid"] = true;
+  report["capture_enabled"] = policy.captureEnabled;
+  report["executable_roots"] = roots(policy.executableRoots);
+  report["working_roots"] = roots(policy.workingRoots);
+  report["allowed_environment"] = policy.allowedEnvironment;
+  report["allow_external_network"] = policy.allowExternalNetwork;
+  return report;
+}
+
+}  // namespace
+
+int runDoctorCommand(const std::vector<std::string>& args) {
+  DoctorOptions options;
+  for (const auto& arg : args) {
+    if (arg == "--json") {
+      options.json = true;
+    } else if (arg == "--clean") {
+      options.clean = true;
+    } else {
+      return usageError("unknown argument: " + arg, "doctor");
+    }
+  }
+  return runDoctor(options);
+}
+
+int runDoctor(const DoctorOptions& options) {
+  auto probes = probeMachine();
+  auto policy = policyReport();
+  auto stale = findStaleTempRoots(options.clean);
+
+  bool canCapture = true;
+  for (const auto& probe : probes) {
+    if (probe.required && !probe.available) canCapture = false;
+  }
+
+  if (options.json) {
+    evidence::Json report = evidence::Json::object();
+    evidence::Json machine = evidence::Json::array();
+    for (const auto& probe : probes) {
+      machine.push_back({{"name", probe.name},
+                         {"available", probe.available},
+                         {"required", probe.required},
+                         {"detail", probe.detail},
+                         {"effect", probe.effect}});
+    }
+    report["rea_version"] = REA_VERSION;
+    report["captures_can_run"] = canCapture;
+    report["machine"] = machine;
+    report["policy"] = policy;
+    report["stale_temporary_roots"] = {{"found", stale.found},
+                                       {"removed", stale.removed},
+                                       {"failed", stale.failed}};
+    printJson(report, true);
+    return canCapture ? 0 : 1;
+  }
+
+  std::printf("rea %s doctor\n\nmachine\n", REA_VERSION);
+  for (const auto& probe : probes) {
+    std::printf("  %-15s %-4s %s\n  %-15s      -> %s\n", probe.name.c_str(),
+                probe.available ? "ok" : "no", probe.detail.c_str(), "", probe.effect.c_str());
+  }
+  std::printf("\noperator policy\n");
+  if (!policy["valid"].get<bool>()) {
+    for (const auto& problem : policy["problems"]) {
+      std::printf("  problem: %s\n", problem.get<std::string>().c_str());
+    }
+  } else {
+    std::printf("  capture enabled:        %s\n", policy["capture_enabled"].get<bool>() ? "yes" : "no");
+    std::printf("  executable roots:       %s\n", policy["executable_roots"].dump().c_str());
+    std::printf("  working roots:          %s\n", policy["working_roots"].dump().c_str());
+    std::printf("  allowed environment:    %s\n", policy["allowed_environment"].dump().c_str());
+    std::printf("  external network:       %s\n",
+                policy["allow_external_network"].get<bool>() ? "allowed" : "not allowed");
+  }
+  std::printf("\nstale temporary roots (no live owner) under %s\n", tempRootBase().c_str());
+  if (stale.found.empty()) std::printf("  none\n");
+  for (const auto& root : stale.found) {
+    bool removed = std::find(stale.removed.begin(), stale.removed.end(), root) != stale.removed.end();
+    std::printf("  %s%s\n", root.c_str(),
+                removed ? " (removed)" : options.clean ? " (could not be removed)" : "");
+  }
+  if (!stale.found.empty() && !options.clean) std::printf("  run `rea doctor --clean` to remove them\n");
+  std::printf("\n%s\n", canCapture ? "captures can run on this machine"
+                                   : "captures cannot run on this machine (see above)");
+  return canCapture ? 0 : 1;
+}
+
+}  // namespace rea::supervisor

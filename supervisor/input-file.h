@@ -1,0 +1,32 @@
+#pragma once
+// Reading a JSON file named on the command line (SPEC B §10.1): read whole, at most 64 MiB,
+// UTF-8, JSON. Every failure is the matching short-form error of B §2.4, never an exception:
+// a missing or unreadable file, a file over the limit, invalid UTF-8 or JSON, and JSON nested
+// deeper than MAX_JSON_DEPTH (which would otherwise exhaust the parser's stack: a hostile file
+// must end in a structured error, not a crash).
+//
+// Errors: none thrown; the result carries either the value or the CommandError.
+
+#include <optional>
+#include <string>
+
+#include "evidence/error.h"
+#include <nlohmann/json.hpp>  // InputFile holds a Json by value
+
+#include "evidence/json.h"
+
+namespace rea::supervisor {
+
+constexpr size_t MAX_JSON_DEPTH = 1000;
+
+struct InputFile {
+  std::optional<evidence::Json> value;
+  std::optional<evidence::CommandError> error;
+};
+
+InputFile readJsonFile(const std::string& path);
+
+size_t jsonNestingDepth(const std::string& text);
+// Deepest [ / { nesting outside strings (a cheap pre-parse scan).
+
+}  // namespace rea::supervisor

@@ -1,0 +1,19 @@
+#pragma once
+// How rea prints its results (A12): one JSON document on stdout (compact, or indented with
+// --pretty), written in full or not at all; errors are the JSON error object on stdout (exit 1)
+// plus one plain line on stderr.
+//
+// Errors: none thrown; a failed stdout write is reported on stderr and turns into exit 1.
+
+#include "evidence/error.h"
+#include "evidence/json.h"
+
+namespace rea::supervisor {
+
+int printJson(const evidence::Json& value, bool pretty);
+// Serialises first, then writes everything; returns the exit code (0, or 1 if stdout failed).
+
+int printError(const evidence::CommandError& error, bool pretty);
+// Prints the error object on stdout and its summary on stderr; returns 1.
+
+}  // namespace rea::supervisor

@@ -1,0 +1,12 @@
+#pragma once
+// The help text of every command (`rea --help`, `rea help COMMAND`, `rea COMMAND --help`), one
+// place so the man page can be generated from the same words.
+
+#include <string>
+
+namespace rea::supervisor {
+
+std::string usageFor(const char* command);
+// The help of `command`, or the overview when `command` is null or unknown.
+
+}  // namespace rea::supervisor
