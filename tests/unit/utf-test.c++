@@ -40,14 +40,8 @@ TEST(Utf, KeepsIncompleteTailForNextRead) {
 }
 
 TEST(Utf, SanitizesLikeAWhatwgDecoder) {
-  EXPECT_EQ(sanitizeUtf8("a\xFF"
-                         "b"),
-            "a\xEF\xBF\xBD"
-            "b");
-  EXPECT_EQ(sanitizeUtf8("\xE9\x9B"
-                         "x"),
-            "\xEF\xBF\xBD"
-            "x");
+  EXPECT_EQ(sanitizeUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(sanitizeUtf8("\xE9\x9B" "x"), "\xEF\xBF\xBD" "x");
   EXPECT_EQ(sanitizeUtf8("ok \xE9\x9B\xAA"), "ok \xE9\x9B\xAA");
 }
 
