@@ -43,6 +43,7 @@ const TableResolver MACHINE(Table{
     {"/tmp", "/tmp"},
     {"/opt/tool", "/opt/tool"},
     {"/srv", "/srv"},
+    {"/", "/"},
 });
 
 OperatorPolicy policyFrom(const Env& env, const PathResolver& resolver = MACHINE,
@@ -166,6 +167,15 @@ TEST(PolicyCheck, DoesNotTreatAStringPrefixAsARoot) {
   request.workingDirectory = "/tmp";
   expectDenied(checkPolicy(policy, request, MACHINE), PolicyDenial::WORKING_DIRECTORY_OUTSIDE_ROOTS,
                "/tmp");
+}
+
+TEST(PolicyCheck, AdmitsEverythingUnderTheFilesystemRoot) {
+  OperatorPolicy policy =
+      policyFrom(with(permissive(), "REA_PROCESS_WORKING_ROOTS_JSON", R"(["/"])"));
+  PolicyRequest request = admissible();
+  request.workingDirectory = "/srv";
+  request.filesystemRoots = {"/", "/tmp"};
+  EXPECT_EQ(checkPolicy(policy, request, MACHINE), std::nullopt);
 }
 
 TEST(PolicyCheck, DeniesAWorkingDirectoryOutsideTheRoots) {
