@@ -73,7 +73,7 @@ std::vector<PolicyRoot> parseRoots(const EnvironmentLookup& getenv, const char* 
     ResolvedPath resolved = resolver.realPath(joinPath(cwd, configured[i]));
     if (!resolved.path) {
       std::string message = "root " + backticked(configured[i]);
-      if (root.lexical != configured[i]) message += " (" + backticked(root.lexical) + ")";
+      if (configured[i].front() != '/') message += " (" + backticked(root.lexical) + ")";
       message += " " + describePathError(resolved.errorNumber);
       issues.push_back({indexPath(name, i), std::move(message)});
       continue;
