@@ -32,7 +32,8 @@ struct ChunkNormaliser::Stage {
 };
 
 ChunkNormaliser::ChunkNormaliser(const NormaliseContext& context) : normaliser(context) {
-  for (auto& rule : normaliser.rules()) stages.push_back(Stage{rule.get(), {}, 0, false});
+  for (auto& rule : normaliser.rules())
+    stages.push_back(Stage{rule.get(), {}, 0, false});
 }
 
 ChunkNormaliser::~ChunkNormaliser() noexcept(false) = default;
@@ -41,7 +42,8 @@ std::string ChunkNormaliser::run(std::string_view chunk, bool final) {
   if (finished) throw std::logic_error("ChunkNormaliser used after flush()");
   finished = final;
   std::string text(chunk);
-  for (auto& stage : stages) text = stage.push(text, final);
+  for (auto& stage : stages)
+    text = stage.push(text, final);
   output += text;
   size_t ready = final ? output.size() : completeUtf8Prefix(output);
   std::string released = output.substr(0, ready);
@@ -49,13 +51,18 @@ std::string ChunkNormaliser::run(std::string_view chunk, bool final) {
   return released;
 }
 
-std::string ChunkNormaliser::push(std::string_view chunk) { return run(chunk, false); }
+std::string ChunkNormaliser::push(std::string_view chunk) {
+  return run(chunk, false);
+}
 
-std::string ChunkNormaliser::flush() { return run({}, true); }
+std::string ChunkNormaliser::flush() {
+  return run({}, true);
+}
 
 size_t ChunkNormaliser::heldBytes() const {
   size_t held = output.size();
-  for (auto& stage : stages) held += stage.input.size() - stage.start;
+  for (auto& stage : stages)
+    held += stage.input.size() - stage.start;
   return held;
 }
 

@@ -3,18 +3,49 @@
 namespace rea::evidence {
 namespace {
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isAlpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool isAlnum(char c) { return isDigit(c) || isAlpha(c); }
-bool isWord(char c) { return isAlnum(c) || c == '_'; }
-bool isHex(char c) { return isDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f'); }
-bool isHostChar(char c) { return isAlnum(c) || c == '.' || c == '_' || c == '~' || c == '-'; }
-bool isZoneChar(char c) { return isHostChar(c); }
-bool isIpv6Char(char c) { return isHex(c) || c == ':' || c == '.'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool isAlpha(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+bool isAlnum(char c) {
+  return isDigit(c) || isAlpha(c);
+}
+bool isWord(char c) {
+  return isAlnum(c) || c == '_';
+}
+bool isHex(char c) {
+  return isDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+}
+bool isHostChar(char c) {
+  return isAlnum(c) || c == '.' || c == '_' || c == '~' || c == '-';
+}
+bool isZoneChar(char c) {
+  return isHostChar(c);
+}
+bool isIpv6Char(char c) {
+  return isHex(c) || c == ':' || c == '.';
+}
 bool isUserinfoChar(char c) {
   switch (c) {
-    case '.': case '_': case '~': case '-': case '!': case '$': case '&': case '\'':
-    case '(': case ')': case '*': case '+': case ',': case ';': case '=': case ':': case '%':
+    case '.':
+    case '_':
+    case '~':
+    case '-':
+    case '!':
+    case '$':
+    case '&':
+    case '\'':
+    case '(':
+    case ')':
+    case '*':
+    case '+':
+    case ',':
+    case ';':
+    case '=':
+    case ':':
+    case '%':
       return true;
     default:
       return isAlnum(c);
@@ -26,7 +57,8 @@ bool isUserinfoChar(char c) {
 template <typename Pred>
 size_t runBefore(std::string_view s, size_t end, size_t limit, Pred pred) {
   size_t n = 0;
-  while (n <= limit && n < end && pred(s[end - 1 - n])) ++n;
+  while (n <= limit && n < end && pred(s[end - 1 - n]))
+    ++n;
   return n;
 }
 
@@ -48,7 +80,8 @@ bool endsWithIpv4(std::string_view s) {
     size_t n = runBefore(s, end, 3, isDigit);
     if (n == 0 || n > 3) return false;
     int value = 0;
-    for (size_t i = end - n; i < end; ++i) value = value * 10 + (s[i] - '0');
+    for (size_t i = end - n; i < end; ++i)
+      value = value * 10 + (s[i] - '0');
     if (value > 255) return false;
     end -= n;
     if (part < 3) {
@@ -69,7 +102,8 @@ bool endsWithIpv6Literal(std::string_view s) {
   size_t n = runBefore(s, end, 45, isIpv6Char);
   if (n < 2 || n > 45) return false;
   size_t colons = 0;
-  for (size_t i = end - n; i < end; ++i) colons += s[i] == ':';
+  for (size_t i = end - n; i < end; ++i)
+    colons += s[i] == ':';
   if (colons < 2) return false;
   end -= n;
   return end >= 1 && s[end - 1] == '[';

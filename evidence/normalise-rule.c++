@@ -77,7 +77,9 @@ void Substitution::expand(std::string_view textBefore, std::string_view match,
 
 namespace {
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 bool isWord(char c) {
   return isDigit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
@@ -100,11 +102,9 @@ class LiteralRule final : public NormaliseRule {
       if (match == std::string_view::npos) break;
       out.append(input.substr(pos, match - pos));
       if (substitution.usesAfter() && !final) return {match, true};
-      substitution.expand(substitution.usesBefore() ? input.substr(0, match) : std::string_view(),
-                          needle,
-                          substitution.usesAfter() ? input.substr(match + needle.size())
-                                                   : std::string_view(),
-                          out);
+      substitution.expand(
+          substitution.usesBefore() ? input.substr(0, match) : std::string_view(), needle,
+          substitution.usesAfter() ? input.substr(match + needle.size()) : std::string_view(), out);
       pos = match + needle.size();
     }
     size_t keep = final ? 0 : heldSuffix(input.substr(pos));
@@ -201,7 +201,8 @@ class DigitTokenRule final : public NormaliseRule {
   DigitTokenRule(std::vector<std::string> tokenList, bool hostPorts, std::string replacement)
       : hostPorts(hostPorts), replacement(std::move(replacement)) {
     for (auto& token : tokenList) {
-      for (size_t n = 1; n <= token.size(); ++n) prefixes.insert(token.substr(0, n));
+      for (size_t n = 1; n <= token.size(); ++n)
+        prefixes.insert(token.substr(0, n));
       longestToken = std::max(longestToken, token.size());
       tokens.insert(std::move(token));
     }
@@ -223,7 +224,8 @@ class DigitTokenRule final : public NormaliseRule {
         continue;
       }
       size_t runStart = i;
-      while (i < input.size() && isDigit(input[i])) ++i;
+      while (i < input.size() && isDigit(input[i]))
+        ++i;
       // A run that began in consumed input was released because it could not match; its
       // continuation cannot match either.
       if (runStart == start && start > 0 && isDigit(input[start - 1])) continue;
@@ -278,8 +280,7 @@ std::unique_ptr<NormaliseRule> NormaliseRule::everyPosition(std::string_view rep
 }
 
 std::unique_ptr<NormaliseRule> NormaliseRule::digitTokens(std::vector<std::string> tokens,
-                                                          bool hostPorts,
-                                                          std::string replacement) {
+                                                          bool hostPorts, std::string replacement) {
   return std::make_unique<DigitTokenRule>(std::move(tokens), hostPorts, std::move(replacement));
 }
 

@@ -84,8 +84,8 @@ class NormaliseRule {
   // before it, not one between its surrogates. An ill-formed sequence counts as one character
   // per maximal invalid subpart (one U+FFFD in a WHATWG decoder, so one code unit in JS).
 
-  static std::unique_ptr<NormaliseRule> digitTokens(std::vector<std::string> tokens,
-                                                    bool hostPorts, std::string replacement);
+  static std::unique_ptr<NormaliseRule> digitTokens(std::vector<std::string> tokens, bool hostPorts,
+                                                    std::string replacement);
   // Replaces every maximal run of ASCII digits (not preceded and not followed by a digit) that
   // equals one of `tokens` (decimal numbers as text). With `hostPorts` it also replaces a run of
   // 2-5 digits that follows a `:` in a host:port context (isHostPortContext()) and is followed

@@ -7,7 +7,8 @@ namespace rea::evidence {
 
 std::optional<std::string> sensitiveEcho(std::string_view inputData) {
   size_t end = inputData.size();
-  while (end > 0 && (inputData[end - 1] == '\r' || inputData[end - 1] == '\n')) --end;
+  while (end > 0 && (inputData[end - 1] == '\r' || inputData[end - 1] == '\n'))
+    --end;
   std::string_view echo = inputData.substr(0, end);
   if (utf16Length(echo) < 4) return std::nullopt;
   return std::string(echo);
@@ -18,7 +19,8 @@ Normaliser::Normaliser(const NormaliseContext& context) {
     if (!needle.empty()) ruleList.push_back(NormaliseRule::literal(std::move(needle), replacement));
   };
 
-  for (auto& secret : context.secrets) literal(secret, "<redacted>");
+  for (auto& secret : context.secrets)
+    literal(secret, "<redacted>");
   for (auto& input : context.sensitiveInputs) {
     if (auto echo = sensitiveEcho(input)) literal(std::move(*echo), "<redacted>");
   }

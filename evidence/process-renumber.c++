@@ -8,8 +8,7 @@
 namespace rea::evidence {
 
 std::vector<ProcessSample> renumberProcessSamples(const std::vector<RawProcessSample>& samples,
-                                                  int64_t rootPid,
-                                                  const NormaliseContext& context,
+                                                  int64_t rootPid, const NormaliseContext& context,
                                                   int64_t timeBucketMs) {
   std::unordered_map<int64_t, int64_t> numbers;
   std::vector<std::string> rawIds;

@@ -45,8 +45,7 @@ struct ProcessSample {
 };
 
 std::vector<ProcessSample> renumberProcessSamples(const std::vector<RawProcessSample>& samples,
-                                                  int64_t rootPid,
-                                                  const NormaliseContext& context,
+                                                  int64_t rootPid, const NormaliseContext& context,
                                                   int64_t timeBucketMs);
 // `context.temporaryRoot` and `context.pids` are ignored (replaced by NO_TEMPORARY_ROOT and
 // {rootPid} as B §4.6.1 prescribes for commands); everything else in it applies.

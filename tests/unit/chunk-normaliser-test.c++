@@ -32,9 +32,11 @@ struct Run {
 Run pushAll(const NormaliseContext& context, const std::vector<std::string>& chunks) {
   ChunkNormaliser normaliser(context);
   Run run;
-  for (auto& chunk : chunks) run.pieces.push_back(normaliser.push(chunk));
+  for (auto& chunk : chunks)
+    run.pieces.push_back(normaliser.push(chunk));
   run.pieces.push_back(normaliser.flush());
-  for (auto& piece : run.pieces) run.joined += piece;
+  for (auto& piece : run.pieces)
+    run.joined += piece;
   return run;
 }
 
@@ -53,17 +55,58 @@ std::vector<std::string> cut(const std::string& text, std::vector<size_t> offset
 
 // Texts dense in near-matches of every rule.
 std::string randomText(std::mt19937& random) {
-  static const std::vector<std::string> FRAGMENTS = {
-      "hunter2", "hunt", "hunter", "s3cr3t-token", "s3cr3t", "pin-1234", "pin-12", "ab",
-      "/tmp/rea-abc", "/tmp/rea-", "/proj", "/proj/bin/tool", "/pro", "/data", "4242", "42",
-      "424", "42421", "43123", "4312", "431234", "localhost:", "LOCALHOST:", "127.0.0.1:",
-      "[::1]:", "http://example.com:", "http://u:p@h:", "12:30:45", "rc=127", "v1.2", "v1.",
-      "<pid>", "\r\n", " ", ":", "x", "_", "0", "7", "8080", "123456", "\xC3\xA9",
-      "\xE9\x9B\xAA", "\xF0\x9F\x98\x80", "$", "$'", "`"};
+  static const std::vector<std::string> FRAGMENTS = {"hunter2",
+                                                     "hunt",
+                                                     "hunter",
+                                                     "s3cr3t-token",
+                                                     "s3cr3t",
+                                                     "pin-1234",
+                                                     "pin-12",
+                                                     "ab",
+                                                     "/tmp/rea-abc",
+                                                     "/tmp/rea-",
+                                                     "/proj",
+                                                     "/proj/bin/tool",
+                                                     "/pro",
+                                                     "/data",
+                                                     "4242",
+                                                     "42",
+                                                     "424",
+                                                     "42421",
+                                                     "43123",
+                                                     "4312",
+                                                     "431234",
+                                                     "localhost:",
+                                                     "LOCALHOST:",
+                                                     "127.0.0.1:",
+                                                     "[::1]:",
+                                                     "http://example.com:",
+                                                     "http://u:p@h:",
+                                                     "12:30:45",
+                                                     "rc=127",
+                                                     "v1.2",
+                                                     "v1.",
+                                                     "<pid>",
+                                                     "\r\n",
+                                                     " ",
+                                                     ":",
+                                                     "x",
+                                                     "_",
+                                                     "0",
+                                                     "7",
+                                                     "8080",
+                                                     "123456",
+                                                     "\xC3\xA9",
+                                                     "\xE9\x9B\xAA",
+                                                     "\xF0\x9F\x98\x80",
+                                                     "$",
+                                                     "$'",
+                                                     "`"};
   std::uniform_int_distribution<size_t> count(0, 24);
   std::uniform_int_distribution<size_t> pick(0, FRAGMENTS.size() - 1);
   std::string text;
-  for (size_t n = count(random); n > 0; --n) text += FRAGMENTS[pick(random)];
+  for (size_t n = count(random); n > 0; --n)
+    text += FRAGMENTS[pick(random)];
   return text;
 }
 
@@ -91,13 +134,15 @@ void checkEverySplit(const NormaliseContext& context, uint32_t seed, int texts) 
     for (int k = 0; k < 20; ++k) {
       std::uniform_int_distribution<size_t> where(0, text.size());
       std::vector<size_t> offsets(std::uniform_int_distribution<size_t>(2, 12)(random));
-      for (auto& offset : offsets) offset = where(random);
+      for (auto& offset : offsets)
+        offset = where(random);
       expectStreamMatchesWhole(context, text, cut(text, offsets));
       if (testing::Test::HasFatalFailure()) return;
     }
     // One byte per read: every boundary at once.
     std::vector<size_t> everyByte;
-    for (size_t at = 1; at < text.size(); ++at) everyByte.push_back(at);
+    for (size_t at = 1; at < text.size(); ++at)
+      everyByte.push_back(at);
     expectStreamMatchesWhole(context, text, cut(text, everyByte));
     if (testing::Test::HasFatalFailure()) return;
   }
@@ -168,10 +213,10 @@ TEST(ChunkNormaliser, HoldsBackOnlyWhatCouldStillMatch) {
   EXPECT_EQ(normaliser.push("say hunt"), "say ");  // prefix of hunter2
   EXPECT_EQ(normaliser.heldBytes(), 4u);
   EXPECT_EQ(normaliser.push("ing"), "hunting");
-  EXPECT_EQ(normaliser.push(" at 424"), " at ");  // prefix of pid 4242
-  EXPECT_EQ(normaliser.push("2"), "");            // 4242 or 42420?
-  EXPECT_EQ(normaliser.push("0"), "42420");       // longer than any pid: released
-  EXPECT_EQ(normaliser.push(" 99"), " 99");       // no pid starts with 9
+  EXPECT_EQ(normaliser.push(" at 424"), " at ");   // prefix of pid 4242
+  EXPECT_EQ(normaliser.push("2"), "");             // 4242 or 42420?
+  EXPECT_EQ(normaliser.push("0"), "42420");        // longer than any pid: released
+  EXPECT_EQ(normaliser.push(" 99"), " 99");        // no pid starts with 9
   EXPECT_EQ(normaliser.push(" 12:30"), " 12:30");  // not a host:port context
   EXPECT_EQ(normaliser.push(" localhost:80"), " localhost:");
   EXPECT_EQ(normaliser.push("80"), "");
@@ -211,7 +256,8 @@ TEST(ChunkNormaliser, KeepsEnoughHistoryForLongHostContexts) {
   std::string host = "http://" + std::string(200, 'h') + ":";
   std::string text = std::string(1000, '.') + host + "8080/" + std::string(1000, '.');
   std::vector<size_t> offsets;
-  for (size_t at = 3; at < text.size(); at += 3) offsets.push_back(at);
+  for (size_t at = 3; at < text.size(); at += 3)
+    offsets.push_back(at);
   expectStreamMatchesWhole(context, text, cut(text, offsets));
   EXPECT_NE(normalise(text, context).find(":<port>/"), std::string::npos);
 }
