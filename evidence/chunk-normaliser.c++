@@ -37,6 +37,10 @@ ChunkNormaliser::ChunkNormaliser(const NormaliseContext& context) : normaliser(c
 }
 
 ChunkNormaliser::~ChunkNormaliser() noexcept(false) = default;
+// Moving keeps the rules where they are (they live behind unique_ptrs), so the stages' rule
+// pointers stay valid.
+ChunkNormaliser::ChunkNormaliser(ChunkNormaliser&&) = default;
+ChunkNormaliser& ChunkNormaliser::operator=(ChunkNormaliser&&) = default;
 
 std::string ChunkNormaliser::run(std::string_view chunk, bool final) {
   if (finished) throw std::logic_error("ChunkNormaliser used after flush()");

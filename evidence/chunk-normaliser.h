@@ -9,9 +9,14 @@
 // `$'` pattern match (its replacement contains everything after it); finally an incomplete UTF-8
 // sequence is held so that no returned piece ends inside a character. A chunk that ends in
 // plain text (e.g. "\r\n" or a prompt) therefore comes out complete and at once. No returned
-// piece contains a secret or a sensitive echo, nor a prefix of one at its end.
+// piece contains a secret or a sensitive echo.
 //
-// Lifetime: one object per stream. flush() ends the stream; push() or flush() after it throws.
+// Input is raw bytes; if the caller decodes them (sanitizeUtf8), it should decode the returned
+// pieces: each ends on a character boundary, so decoding them one by one equals decoding the
+// whole output.
+//
+// Lifetime: one object per stream; movable. flush() ends the stream; push() or flush() after it
+// throws.
 // Errors: throws std::logic_error on use after flush() (a caller bug).
 
 #include <memory>
@@ -27,6 +32,8 @@ class ChunkNormaliser {
  public:
   explicit ChunkNormaliser(const NormaliseContext& context);
   ~ChunkNormaliser() noexcept(false);
+  ChunkNormaliser(ChunkNormaliser&&);
+  ChunkNormaliser& operator=(ChunkNormaliser&&);
 
   std::string push(std::string_view chunk);
   // Adds one read; returns the normalised text that no later input can change (may be empty).

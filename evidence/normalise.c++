@@ -68,7 +68,8 @@ std::string Normaliser::operator()(std::string_view text) const {
   std::string next;
   for (auto& rule : ruleList) {
     next.clear();
-    next.reserve(current.size());
+    // Headroom for placeholders longer than what they replace, so most rules never reallocate.
+    next.reserve(current.size() + current.size() / 8 + 64);
     rule->apply(current, 0, true, next);
     current.swap(next);
   }
