@@ -25,7 +25,8 @@ std::string sampleOutput(size_t bytes) {
   std::mt19937 random(7);
   std::uniform_int_distribution<size_t> pick(0, sizeof(LINES) / sizeof(LINES[0]) - 1);
   std::string text;
-  while (text.size() < bytes) text += LINES[pick(random)];
+  while (text.size() < bytes)
+    text += LINES[pick(random)];
   return text;
 }
 

@@ -7,25 +7,27 @@
 // The steps, in this exact order (each one sees the output of the previous one):
 //  1. Secrets: each non-empty secret value in `secret_aliases` order, then each sensitive echo
 //     (A3, see sensitiveEcho()), replace all (literal) -> `<redacted>`.
-//  2. Paths (if `paths`): `temporaryRoot` -> `<temporary-root>`, then `workingDirectory` ->
-//     `<working-directory>`, then `executable` -> `<executable>`, then each filesystem root i
-//     -> `<filesystem-root-i>`. Plain substring replacement, no boundary checks, strings as
+//  2. Paths (if normalisePaths): `temporaryRoot` -> `<temporary-root>`, then `workingDirectory`
+//     -> `<working-directory>`, then `executable` -> `<executable>`, then each filesystem root
+//     i -> `<filesystem-root-i>`. Plain substring replacement, no boundary checks, strings as
 //     written in the scenario (`/projX` -> `<working-directory>X`; `/proj/bin/tool` ->
 //     `<working-directory>/bin/tool` because the working directory goes first). Empty strings
 //     are skipped.
-//  3. Pids (if `pids`): every maximal run of ASCII digits equal to the decimal form of one of
-//     the pids (<= 0 ignored) -> `<pid>` (`x4242` -> `x<pid>`, `42421` untouched). Because only
-//     maximal runs are compared, B's "longest number first" order cannot change the result.
-//  4. Ports (if `ports`), A5 instead of B step 4: (1) every maximal digit run equal to a port
-//     the harness allocated -> `<port>`; (2) a run of 2-5 digits right after a `:` whose
-//     preceding text is a host (`localhost`, an IPv4 literal, `[IPv6]`, or a URL authority
-//     `scheme://host`; exact grammar in host-port.h) and followed by the end or a character
-//     outside [A-Za-z0-9_] -> `<port>`. `rc=127`, `12:30:45`, `:7`, `:123456` are untouched.
+//  3. Pids (if normalisePids): every maximal run of ASCII digits equal to the decimal form of
+//     one of the pids (<= 0 ignored) -> `<pid>` (`x4242` -> `x<pid>`, `42421` untouched). As
+//     only maximal runs are compared, B's "longest number first" order cannot change the result.
+//  4. Ports (if normalisePorts; both parts), A5 instead of B step 4: (1) every maximal digit run
+//     equal to a port the harness allocated -> `<port>`; (2) a run of 2-5 digits right after a
+//     `:` whose preceding text is a host (`localhost`, an IPv4 literal, `[IPv6]`, or a URL
+//     authority `scheme://host`; exact grammar in host-port.h) and followed by the end or a
+//     character outside [A-Za-z0-9_] -> `<port>`. `rc=127`, `12:30:45`, `:7`, `:123456` stay.
 //  5. Each pattern in order: replace all literal occurrences with JavaScript replaceAll
 //     semantics for the replacement (`$$`, `$&`, `` $` ``, `$'`; see Substitution). An empty
 //     pattern inserts the replacement before every character and at the end; a character
 //     outside the BMP receives one insertion, not one between its UTF-16 surrogates (which
-//     would produce a lone surrogate, unrepresentable in UTF-8).
+//     would produce a lone surrogate, unrepresentable in UTF-8). `` $` `` and `$'` copy the
+//     whole text before / after each match, so such a pattern can make the output quadratic in
+//     the input, exactly as in JavaScript; scenario authors own that choice.
 //
 // All comparisons are on bytes of UTF-8 text, which for well-formed UTF-8 needles equals
 // JavaScript's comparison on UTF-16 code units.
