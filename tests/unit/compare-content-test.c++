@@ -260,7 +260,7 @@ TEST(CompareContent, StreamExcerptsAreCutAtCharacterBoundaries) {
   std::string prefix = std::string(15, 'a') + "\xC3\xA9" + std::string(23, 'b');  // 40 bytes
   std::string tail = std::string(21, 'c') + "\xE9\x9B\xAA";
   left["frames"] = {raw(0, 0, prefix.substr(0, 20)), raw(1, 10, prefix.substr(20) + "X" + tail)};
-  right["frames"] = {raw(0, 0, prefix + "Y" + tail)};
+  right["frames"] = Json::array({raw(0, 0, prefix + "Y" + tail)});  // not {x}: a copy in clang
   Json first = compare(left, right)["first_divergence"];
   EXPECT_EQ(first["index"], 40);
   EXPECT_EQ(first["left_at_ms"], 10);
@@ -437,7 +437,7 @@ TEST(CompareContent, AProcessParentCycleStillYieldsATree) {
   Json result = compare(left, left);
   EXPECT_EQ(result["process"], "unchanged");
   Json right = minimalCapture();
-  right["process_samples"] = {sample(0, 1, 2, "a", 1)};
+  right["process_samples"] = Json::array({sample(0, 1, 2, "a", 1)});
   EXPECT_EQ(compare(left, right)["process"], "changed");
 }
 
