@@ -323,11 +323,13 @@ std::string summariseComparison(const Json& comparison) {
     const char* name = _::dimensionName(dimension);
     std::string label = std::string("  ") + name;
     label.resize(15, ' ');
-    out << label << text(member(comparison, name));
+    std::string status = text(member(comparison, name));
+    out << label << status;
     const Json& entry = member(timing, name);
     const Json& deviation = member(entry, "max_deviation_ms");
     if (deviation.is_number()) {
-      out << "  (timing: max " << deviation.dump() << " ms";
+      if (status.size() < 10) out << std::string(10 - status.size(), ' ');
+      out << " (timing: max " << deviation.dump() << " ms";
       if (member(entry, "exceeds_tolerance") == true) {
         out << ", beyond the tolerance of " << member(timing, "tolerance_ms").dump() << " ms";
       }
@@ -339,7 +341,11 @@ std::string summariseComparison(const Json& comparison) {
   std::string status = text(member(first, "status"));
   out << "first divergence: ";
   if (status == "found") {
-    out << text(member(first, "dimension")) << " at index " << member(first, "index").dump();
+    out << text(member(first, "dimension"));
+    // Terminal observations say what their index counts (stream bytes or screen moments).
+    const Json& kind = member(member(first, "left"), "kind");
+    if (kind.is_string()) out << ' ' << kind.get<std::string>();
+    out << " at index " << member(first, "index").dump();
     std::optional<int64_t> leftAt = _::elementTime(first, "left_at_ms");
     std::optional<int64_t> rightAt = _::elementTime(first, "right_at_ms");
     auto ms = [](std::optional<int64_t> value) {

@@ -528,8 +528,18 @@ TEST(CompareSummary, ListsEachDimensionThenTheFirstDivergence) {
             "  filesystem   unchanged  (timing: max 0 ms)\n"
             "  protocol     unchanged  (timing: max 0 ms)\n"
             "  process      unchanged  (timing: max 0 ms)\n"
-            "  shim         changed  (timing: max 70 ms, beyond the tolerance of 50 ms)\n"
+            "  shim         changed    (timing: max 70 ms, beyond the tolerance of 50 ms)\n"
             "first divergence: shim at index 0 (left 100 ms, right 170 ms), timing off by 70 ms\n");
+}
+
+TEST(CompareSummary, NamesWhatATerminalIndexCounts) {
+  Json right = interactiveCapture();
+  right["frames"][2]["data"] = "ho\r\n$ ";
+  std::string summary = summariseComparison(compare(interactiveCapture(), right));
+  EXPECT_NE(summary.find("\nfirst divergence: terminal stream at index 12 (left 100 ms, right 100 "
+                         "ms)\n"),
+            std::string::npos)
+      << summary;
 }
 
 TEST(CompareSummary, SaysWhyNoDivergenceCouldBeProven) {
