@@ -6,8 +6,9 @@
 // the helper's stderr, which it copies to the supervisor's stderr prefixed with the helper name.
 //
 // The child gets fd 0 = /dev/null, fd 1 and 2 = the stderr pipe, fd 3 = its socketpair end and
-// nothing else (close_range), PR_SET_PDEATHSIG(SIGKILL) and an explicit minimal environment (only REA_SECCOMP_DEBUG is passed through when set). If exec
-// fails it writes one line naming the binary and exits 127.
+// nothing else (close_range), PR_SET_PDEATHSIG(SIGKILL) and an explicit minimal environment (only
+// REA_SECCOMP_DEBUG is passed through when set). If exec fails it writes one line naming the binary
+// and exits 127.
 //
 // Errors: spawn() throws FAILED naming the binary when the socketpair, pipe, fork or pidfd
 // cannot be made. Everything after that is data: how the helper ended is a HelperEnd.
@@ -47,7 +48,7 @@ std::string defaultHelperDirectory();
 // /proc/self/exe (every binary of the build lands in build/bin, ARCHITECTURE "Folders").
 
 class HelperProcess {
-public:
+ public:
   static kj::Own<HelperProcess> spawn(kj::AsyncIoContext& io, kj::StringPtr name,
                                       kj::StringPtr path, kj::ArrayPtr<const kj::StringPtr> args);
   // Forks and execs `path` (argv[0] = path, then `args`) with fd 3 = one end of a new
@@ -88,7 +89,7 @@ public:
                 kj::Own<kj::AsyncIoStream> connection, kj::AutoCloseFd stderrPipe);
   // Use spawn().
 
-private:
+ private:
   kj::AsyncIoContext& io;
   kj::String name_;
   pid_t pid_;
