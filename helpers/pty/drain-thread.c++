@@ -41,7 +41,12 @@ DrainThread::DrainThread(kj::AutoCloseFd masterFd)
     : master(nonBlocking(kj::mv(masterFd))),
       ready(newEventFd()),
       wake(newEventFd()),
-      thread([this]() { run(); }) {}
+      thread([this]() { run(); }) {
+  // Wait until the thread runs: its start-up syscalls (rseq, set_robust_list) must happen
+  // before the seccomp filter is loaded, which does not allow them.
+  std::unique_lock<std::mutex> lock(mutex);
+  changed.wait(lock, [this]() { return running; });
+}
 
 DrainThread::~DrainThread() noexcept(false) {
   stop();
@@ -108,6 +113,8 @@ void DrainThread::signalReady() {
 void DrainThread::run() {
   {
     std::unique_lock<std::mutex> lock(mutex);
+    running = true;
+    changed.notify_all();
     changed.wait(lock, [this]() { return started; });
   }
   std::string carry;  // an incomplete UTF-8 sequence at the end of the previous read

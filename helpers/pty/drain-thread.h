@@ -27,7 +27,8 @@ class DrainThread {
  public:
   explicit DrainThread(kj::AutoCloseFd master);
   // Takes the master (non-blocking mode is set here) and starts the thread, which waits for
-  // start() before its first read.
+  // start() before its first read. Returns once the thread runs, so that a seccomp filter
+  // loaded afterwards (with TSYNC) never meets the thread's start-up syscalls.
 
   ~DrainThread() noexcept(false);
   // stop() + join. The master is closed last.
@@ -78,6 +79,7 @@ class DrainThread {
 
   std::mutex mutex;
   std::condition_variable changed;
+  bool running = false;  // the thread has started (and made its start-up syscalls)
   bool started = false;
   bool stopping = false;
   std::deque<Chunk> queue;
