@@ -16,6 +16,7 @@
 #include <kj/async-io.h>
 #include <kj/async-unix.h>
 #include <kj/time.h>
+#include <kj/vector.h>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -93,18 +94,19 @@ class HelperProcess {
   kj::AsyncIoContext& io;
   kj::String name_;
   pid_t pid_;
-  kj::Maybe<kj::AutoCloseFd> pidfd;
-  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> pidfdObserver;
+  kj::Maybe<kj::AutoCloseFd> pidfd;                                 // emptied when reaped
+  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> pidfdObserver;  // dies before the pidfd
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
   bool ready = false;
-  bool stopping = false;  // stop() or kill() was called: a SIGKILL or status 0 is ours
-  bool killedByUs = false;
+  bool stopping = false;    // stop() or kill() was called: status 0 is a requested stop
+  bool killedByUs = false;  // we sent SIGKILL: that death is not a fault
   kj::Maybe<HelperEnd> end_;
+  kj::Own<kj::PromiseFulfiller<void>> reapedFulfiller;
   kj::ForkedPromise<void> reaped;
   kj::Promise<void> stderrCopy;
+  kj::Promise<void> exitWatcher;
 
   kj::Promise<void> watchExit();
-  void reap();
   HelperEnd classify(const siginfo_t& info) const;
   kj::Promise<void> copyStderr(kj::Own<kj::AsyncInputStream> in, kj::Own<kj::Vector<char>> line);
 };

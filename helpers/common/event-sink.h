@@ -2,7 +2,8 @@
 // BatchingSink<Event>: collects a helper's observations and pushes them to the supervisor in
 // batches, because one RPC per event costs ~45 µs while a batch of hundreds reaches hundreds of
 // MB/s (MACHINE-NOTES §2d). A batch goes out when it reaches `maxBytes` or `maxEvents`, when
-// `maxDelay` has passed since its first event, or on flush(). At most one batch is in flight:
+// `maxDelay` has passed since its first event, or on flush(); a batch never holds more than
+// `maxEvents` events, nor more than `maxBytes` plus one event. At most one batch is in flight:
 // the next waits until the previous send resolved (the `-> stream` flow control of STYLE §4).
 // Owns the pending events and its background send task; the send function is the caller's
 // (a helper's server converts the batch to its schema there; --standalone prints it).
@@ -42,7 +43,7 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
   void add(Event event, size_t bytes) {
     // Queues one event; `bytes` is its payload size for the size trigger.
     if (error != nullptr) return;
-    pending.add(kj::mv(event));
+    pending.add(Entry{kj::mv(event), bytes});
     pendingBytes += bytes;
     if (pending.size() >= limits.maxEvents || pendingBytes >= limits.maxBytes) {
       flush();
@@ -82,7 +83,11 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
   kj::Timer& timer;
   Send send;
   BatchLimits limits;
-  kj::Vector<Event> pending;
+  struct Entry {
+    Event event;
+    size_t bytes;
+  };
+  kj::Vector<Entry> pending;
   size_t pendingBytes = 0;
   bool timerArmed = false;
   bool wantFlush = false;
@@ -114,22 +119,25 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
     }
     bool full = pending.size() >= limits.maxEvents || pendingBytes >= limits.maxBytes;
     if (!wantFlush && !full && !ending) return;
+    // A batch stops at maxEvents or once it holds maxBytes (so it exceeds maxBytes by at most
+    // one event): what piled up while a send was in flight goes out in several batches.
     kj::Vector<Event> batch;
-    size_t take = kj::min(pending.size(), limits.maxEvents);
-    if (take == pending.size()) {
-      batch = kj::mv(pending);
-      pending = kj::Vector<Event>();
-      pendingBytes = 0;
-    } else {
-      // Rare (a flood of tiny events while a send was in flight): split at maxEvents.
-      batch.reserve(take);
-      kj::Vector<Event> rest(pending.size() - take);
-      for (size_t i = 0; i < pending.size(); ++i) {
-        (i < take ? batch : rest).add(kj::mv(pending[i]));
-      }
-      pending = kj::mv(rest);
-      pendingBytes = 0;  // only a trigger: wantFlush below sends the rest right after this batch
+    size_t taken = 0;
+    size_t batchBytes = 0;
+    while (taken < pending.size() && taken < limits.maxEvents && batchBytes < limits.maxBytes) {
+      batchBytes += pending[taken].bytes;
+      batch.add(kj::mv(pending[taken].event));
+      ++taken;
     }
+    if (taken == pending.size()) {
+      pending.clear();
+    } else {
+      kj::Vector<Entry> rest(pending.size() - taken);
+      for (size_t i = taken; i < pending.size(); ++i)
+        rest.add(kj::mv(pending[i]));
+      pending = kj::mv(rest);
+    }
+    pendingBytes -= batchBytes;
     wantFlush = !pending.empty();
     sending = true;
     tasks.add(send(batch.releaseAsArray()).then([this]() {

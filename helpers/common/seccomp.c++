@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace rea::helper {
@@ -114,6 +115,8 @@ SeccompPolicy& SeccompPolicy::allowRpcSocket() {
                     "shutdown"}) {
     allow("rpc-socket", name);
   }
+  // Cap'n Proto sizes its `-> stream` flow-control window from the socket's send buffer.
+  allowIf("rpc-socket", "getsockopt", argEquals(2, SO_SNDBUF, "SO_SNDBUF"));
   return *this;
 }
 

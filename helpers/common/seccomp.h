@@ -52,7 +52,8 @@ class SeccompPolicy {
   // eventfd; close: dropping fds; fcntl: kj sets O_NONBLOCK/FD_CLOEXEC on wrapped fds.
   SeccompPolicy& allowRpcSocket();
   // read, readv, write, writev, recvmsg, sendmsg, recvfrom, sendto, shutdown: the Cap'n Proto
-  // connection on fd 3 (kj's AsyncStreamFd), and stderr for log lines.
+  // connection on fd 3 (kj's AsyncStreamFd), and stderr for log lines; getsockopt(SO_SNDBUF)
+  // only: the RPC system's stream flow-control window.
   SeccompPolicy& baseline();
   // All of the above: what every helper's RPC server needs to stay alive.
 
