@@ -51,9 +51,14 @@ std::vector<ProcessSample> renumberProcessSamples(const std::vector<RawProcessSa
       allIds->apply(command, 0, true, replaced);
       command = std::move(replaced);
     }
-    result.push_back({bucketMs(sample.atMs, timeBucketMs), number(sample.pid, 1),
-                      number(sample.parentPid, 0), optionalNumber(sample.processGroupId),
-                      optionalNumber(sample.sessionId), std::move(command)});
+    ProcessSample out;
+    out.atMs = bucketMs(sample.atMs, timeBucketMs);
+    out.pid = number(sample.pid, 1);
+    out.parentPid = number(sample.parentPid, 0);
+    out.command = std::move(command);
+    out.processGroupId = optionalNumber(sample.processGroupId);
+    out.sessionId = optionalNumber(sample.sessionId);
+    result.push_back(std::move(out));
   }
   return result;
 }

@@ -22,21 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "evidence/capture.h"
 #include "evidence/normalise.h"
+
 
 namespace rea::evidence {
 
 struct RawProcessSample {
   int64_t atMs;  // ms since T0 at the start of the sampling pass, not yet bucketed
-  int64_t pid;
-  int64_t parentPid;
-  std::optional<int64_t> processGroupId;
-  std::optional<int64_t> sessionId;
-  std::string command;
-};
-
-struct ProcessSample {
-  int64_t atMs;  // bucketed
   int64_t pid;
   int64_t parentPid;
   std::optional<int64_t> processGroupId;

@@ -128,7 +128,7 @@ Json toJson(const Event& event) {
   return json;
 }
 
-Json toJson(const Checkpoint& checkpoint) {
+Json toJson(const CheckpointDeclaration& checkpoint) {
   Json json = Json::object();
   json["name"] = checkpoint.name;
   json["trigger"] = toJson(checkpoint.trigger);

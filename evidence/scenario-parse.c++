@@ -155,7 +155,7 @@ class ScenarioParser {
   void headers(const Json& value, const std::string& path, std::vector<NamedValue>& out);
   Terminal terminal(const Json& value, const std::string& path);
   void checkpoint(const Json& value, const std::string& path, size_t index,
-                  std::vector<Checkpoint>& out);
+                  std::vector<CheckpointDeclaration>& out);
   bool trigger(const Json& value, const std::string& path, Trigger& out);
   void commandShim(const Json& value, const std::string& path, size_t index,
                    std::vector<CommandShim>& out);
@@ -369,10 +369,10 @@ Terminal ScenarioParser::terminal(const Json& value, const std::string& path) {
 }
 
 void ScenarioParser::checkpoint(const Json& value, const std::string& path, size_t index,
-                                std::vector<Checkpoint>& out) {
+                                std::vector<CheckpointDeclaration>& out) {
   if (!r.object(value, path, {"name", "trigger"})) return;
   size_t before = r.issueCount();
-  Checkpoint c;
+  CheckpointDeclaration c;
   if (const Json* name = r.require(value, path, "name")) {
     if (checkedName(*name, childPath(path, "name"), 64, "_-",
                     "must start with a letter or digit and contain only letters, digits, _ and -",

@@ -20,13 +20,10 @@
 
 #include "evidence/issue.h"
 #include "evidence/json.h"
+#include "evidence/network-access.h"
 
 namespace rea::evidence {
 
-enum class NetworkAccess {
-  HOST,      // "host": the target shares the host's network (needs operator permission)
-  LOOPBACK,  // "loopback" (A9): private network namespace holding only `lo`
-};
 
 enum class TargetSignal { INTERRUPT, TERMINATE, KILL };
 // The signals a scenario may name: "SIGINT", "SIGTERM", "SIGKILL".
@@ -84,7 +81,7 @@ struct Trigger {
 };
 // JSON `type` "time" | "terminal_literal" | "root_exit" | "settled" (B §3.3).
 
-struct Checkpoint {
+struct CheckpointDeclaration {
   std::string name;  // unique; not "before" / "after_settlement"
   Trigger trigger;
 };
@@ -184,7 +181,7 @@ struct Scenario {
   NetworkAccess networkAccess = NetworkAccess::HOST;
   std::vector<std::string> filesystemRoots;  // ≤16, each starts with "/"
   Terminal terminal;
-  std::vector<Checkpoint> checkpoints;    // ≤64
+  std::vector<CheckpointDeclaration> checkpoints;    // ≤64
   std::vector<CommandShim> commandShims;  // ≤32
   std::vector<Event> events;              // ≤1000
   int64_t timeoutMs = 30000;              // 1–300000
@@ -213,7 +210,7 @@ Json toJson(const Scenario& scenario);
 // `request_body` is omitted, so toJson(parse(x)) re-parses to the same Scenario.
 
 Json toJson(const Event& event);
-Json toJson(const Checkpoint& checkpoint);
+Json toJson(const CheckpointDeclaration& checkpoint);
 Json toJson(const CommandShim& shim);
 Json toJson(const Limits& limits);
 Json toJson(const Normalization& normalization);
