@@ -1,11 +1,38 @@
-// toJson for Scenario and its parts (declared in scenario.h). Member order follows the tables of
-// SPEC B §3 (commitments do not depend on it: they hash canonical JSON, which sorts keys).
-
-#include <nlohmann/json.hpp>
+// toJson for Scenario and its parts, and the names of its enumerations (declared in
+// scenario.h). Member order follows the tables of SPEC B §3 (commitments do not depend on it:
+// they hash canonical JSON, which sorts keys).
 
 #include "evidence/scenario.h"
 
+#include <csignal>
+#include <nlohmann/json.hpp>
+
 namespace rea::evidence {
+
+const char* signalName(TargetSignal signal) {
+  switch (signal) {
+    case TargetSignal::INTERRUPT:
+      return "SIGINT";
+    case TargetSignal::TERMINATE:
+      return "SIGTERM";
+    case TargetSignal::KILL:
+      return "SIGKILL";
+  }
+  return "SIGKILL";  // unreachable: the switch covers every enumerant
+}
+
+int signalNumber(TargetSignal signal) {
+  switch (signal) {
+    case TargetSignal::INTERRUPT:
+      return SIGINT;
+    case TargetSignal::TERMINATE:
+      return SIGTERM;
+    case TargetSignal::KILL:
+      return SIGKILL;
+  }
+  return SIGKILL;
+}
+
 namespace {
 
 // Overload set for std::visit.

@@ -1,64 +1,26 @@
 // parseScenario (declared in scenario.h): B §3 field by field, then the cross-field rules of
-// §3.5. Reading is done by StrictReader (types, bounds, unknown keys); this file knows the
-// schema. Each part is read in document order so issues come out in the order of the input's
-// structure; cross-field rules run last over the parts that were valid, so a broken element
-// yields its own issue and is not reported a second time by a cross-field rule.
+// §3.5 (scenario-rules.c++). Reading is done by StrictReader (types, bounds, unknown keys); this
+// file knows the schema. Each part is read in document order so issues come out in the order of
+// the input's structure; while reading, the valid names and times are collected as
+// ScenarioFacts, so a broken element yields its own issue and is not reported a second time by a
+// cross-field rule.
 
 #include "evidence/scenario.h"
 
-#include <csignal>
 #include <cstring>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
+#include "evidence/scenario-rules.h"
 #include "evidence/strict-reader.h"
 #include "evidence/utf.h"
 
 namespace rea::evidence {
-
-const char* signalName(TargetSignal signal) {
-  switch (signal) {
-    case TargetSignal::INTERRUPT:
-      return "SIGINT";
-    case TargetSignal::TERMINATE:
-      return "SIGTERM";
-    case TargetSignal::KILL:
-      return "SIGKILL";
-  }
-  return "SIGKILL";  // unreachable: the switch covers every enumerant
-}
-
-int signalNumber(TargetSignal signal) {
-  switch (signal) {
-    case TargetSignal::INTERRUPT:
-      return SIGINT;
-    case TargetSignal::TERMINATE:
-      return SIGTERM;
-    case TargetSignal::KILL:
-      return SIGKILL;
-  }
-  return SIGKILL;
-}
 
 namespace {
 
 constexpr size_t UNLIMITED = StrictReader::UNLIMITED;
 constexpr int64_t NO_UPPER_BOUND = StrictReader::MAX_SAFE_INTEGER;
 constexpr size_t MAX_BODY_UNITS = 1000000;
-
-// Environment names a scenario may not set or inherit (B §3.5 rule 3): the harness owns them.
-const char* const RESERVED_ENVIRONMENT[] = {
-    "HOME",
-    "TERM",
-    "REA_PROCESS_RUN_ID",
-    "REA_REPLAY_HTTP_URL",
-    "REA_REPLAY_WEBSOCKET_URL",
-    "REA_SHIM_LEDGER_URL",
-};
-
-// Checkpoint names the capture lifecycle records itself (B §3.5 rule 6).
-const char* const RESERVED_CHECKPOINTS[] = {"before", "after_settlement"};
 
 bool isAsciiLetter(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
@@ -88,28 +50,8 @@ bool isSimpleName(const std::string& name, const char* extra) {
   return true;
 }
 
-bool isReservedEnvironmentName(const std::string& name) {
-  for (const char* reserved : RESERVED_ENVIRONMENT) {
-    if (name == reserved) return true;
-  }
-  return false;
-}
-
 const char ENVIRONMENT_NAME_RULE[] =
     "must be an environment name: a letter or _, then letters, digits or _";
-
-// Facts gathered while reading, for the cross-field rules. Only values that were valid are
-// recorded, indexed as in the input.
-struct CrossFieldFacts {
-  std::vector<std::pair<size_t, int64_t>> eventTimes;  // (index, at_ms)
-  std::vector<std::pair<size_t, std::string>> inherited;
-  std::vector<std::pair<size_t, std::string>> aliases;
-  std::vector<std::pair<size_t, std::string>> checkpointNames;
-  std::vector<std::pair<size_t, std::string>> shimNames;
-  std::vector<std::string> environmentNames;  // valid keys of `environment`, even if the value
-                                              // was not a string
-  bool timeoutValid = true;
-};
 
 class ScenarioParser {
  public:
@@ -117,7 +59,7 @@ class ScenarioParser {
 
  private:
   StrictReader r;
-  CrossFieldFacts facts;
+  ScenarioFacts facts;
 
   // Reads an optional integer member into `out` (left at its default when absent).
   template <typename Int>
@@ -149,7 +91,7 @@ class ScenarioParser {
                    const char* rule, std::string& out);
   void environmentNameList(const Json& value, const std::string& path, size_t maxItems,
                            std::vector<std::string>& out,
-                           std::vector<std::pair<size_t, std::string>>& facts);
+                           std::vector<ScenarioFacts::Indexed>& valid);
 
   void environment(const Json& value, const std::string& path, std::vector<NamedValue>& out);
   void headers(const Json& value, const std::string& path, std::vector<NamedValue>& out);
@@ -169,8 +111,6 @@ class ScenarioParser {
   void httpRoute(const Json& value, const std::string& path, std::vector<HttpRoute>& out);
   void webSocketConnection(const Json& value, const std::string& path,
                            std::vector<WebSocketConnection>& out);
-
-  void crossFieldRules(const Scenario& scenario);
 };
 
 ScenarioParseResult ScenarioParser::parse(const Json& input) {
@@ -237,8 +177,8 @@ ScenarioParseResult ScenarioParser::parse(const Json& input) {
   if (const Json* value = StrictReader::find(input, "filesystem_roots")) {
     r.array(*value, "filesystem_roots", 0, 16,
             [&](const Json& element, const std::string& path, size_t) {
-              std::string root;
-              if (r.absolutePath(element, path, root)) s.filesystemRoots.push_back(root);
+              std::string rootPath;
+              if (r.absolutePath(element, path, rootPath)) s.filesystemRoots.push_back(rootPath);
             });
   }
   if (const Json* value = StrictReader::find(input, "terminal")) {
@@ -277,7 +217,7 @@ ScenarioParseResult ScenarioParser::parse(const Json& input) {
     s.replay = replay(*value, "replay");
   }
 
-  crossFieldRules(s);
+  applyCrossFieldRules(facts, s.timeoutMs, r);
 
   if (!r.issues().empty()) return ScenarioParseResult{std::nullopt, std::move(r.issues())};
   return ScenarioParseResult{std::move(s), {}};
@@ -671,93 +611,6 @@ void ScenarioParser::webSocketConnection(const Json& value, const std::string& p
   }
   optionalBoolean(value, path, "disconnect_after", connection.disconnectAfter);
   if (r.issueCount() == before) out.push_back(std::move(connection));
-}
-
-// B §3.5, all eight rules, each finding its own issue.
-void ScenarioParser::crossFieldRules(const Scenario& s) {
-  // 1. Events are non-decreasing in at_ms: one issue, at the first offending index.
-  for (size_t i = 1; i < facts.eventTimes.size(); ++i) {
-    const auto& previous = facts.eventTimes[i - 1];
-    const auto& current = facts.eventTimes[i];
-    if (current.second < previous.second) {
-      r.fail(childPath(indexPath("events", current.first), "at_ms"),
-             "events must be non-decreasing in at_ms: " + std::to_string(current.second) +
-                 " is less than the " + std::to_string(previous.second) + " of events[" +
-                 std::to_string(previous.first) + "]");
-      break;
-    }
-  }
-
-  std::set<std::string> explicitNames(facts.environmentNames.begin(), facts.environmentNames.end());
-
-  // 2. Every secret alias names a key of `environment` (inherited names do not count).
-  for (const auto& alias : facts.aliases) {
-    if (explicitNames.count(alias.second) == 0) {
-      r.fail(indexPath("secret_aliases", alias.first),
-             "secret alias \"" + alias.second + "\" must be a key of environment");
-    }
-  }
-
-  // 3. Reserved names may be neither set nor inherited.
-  for (const auto& name : facts.environmentNames) {
-    if (isReservedEnvironmentName(name)) {
-      r.fail(childPath("environment", name),
-             name + " is reserved by the harness and may not be set");
-    }
-  }
-  for (const auto& name : facts.inherited) {
-    if (isReservedEnvironmentName(name.second)) {
-      r.fail(indexPath("inherit_environment", name.first),
-             name.second + " is reserved by the harness and may not be inherited");
-    }
-  }
-
-  // 4. A name is either explicit or inherited, not both.
-  for (const auto& name : facts.inherited) {
-    if (explicitNames.count(name.second) != 0) {
-      r.fail(indexPath("inherit_environment", name.first),
-             name.second + " is also set in environment: a name cannot be explicit and inherited");
-    }
-  }
-
-  // 5. No event after the timeout (equal is allowed).
-  if (facts.timeoutValid) {
-    for (const auto& time : facts.eventTimes) {
-      if (time.second > s.timeoutMs) {
-        r.fail(childPath(indexPath("events", time.first), "at_ms"),
-               "must not exceed timeout_ms (" + std::to_string(s.timeoutMs) + ")");
-      }
-    }
-  }
-
-  // 6. and 7. Checkpoint names are not reserved and are unique.
-  std::map<std::string, size_t> firstCheckpoint;
-  for (const auto& name : facts.checkpointNames) {
-    std::string path = childPath(indexPath("checkpoints", name.first), "name");
-    for (const char* reserved : RESERVED_CHECKPOINTS) {
-      if (name.second == reserved) {
-        r.fail(path, "\"" + name.second + "\" is reserved by the capture lifecycle");
-      }
-    }
-    auto inserted = firstCheckpoint.emplace(name.second, name.first);
-    if (!inserted.second) {
-      r.fail(path, "checkpoint names must be unique: \"" + name.second +
-                       "\" is also the name of checkpoints[" +
-                       std::to_string(inserted.first->second) + "]");
-    }
-  }
-
-  // 8. Command-shim names are unique.
-  std::map<std::string, size_t> firstShim;
-  for (const auto& name : facts.shimNames) {
-    auto inserted = firstShim.emplace(name.second, name.first);
-    if (!inserted.second) {
-      r.fail(childPath(indexPath("command_shims", name.first), "name"),
-             "command shim names must be unique: \"" + name.second +
-                 "\" is also the name of command_shims[" + std::to_string(inserted.first->second) +
-                 "]");
-    }
-  }
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "evidence/strict-reader.h"
 
 #include <cmath>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "evidence/canonical-json.h"

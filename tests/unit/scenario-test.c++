@@ -606,15 +606,19 @@ TEST(ScenarioNames, CheckpointNamesAreOneToSixtyFourSafeCharacters) {
 }
 
 TEST(ScenarioNames, AstralCheckpointNameIsMeasuredInUtf16CodeUnits) {
-  Json input = minimalScenario();
-  // 33 astral characters: 33 code points, but 66 UTF-16 code units (and not ASCII either).
-  input["checkpoints"] =
-      Json::array({Json{{"name", repeat(ASTRAL, 33)}, {"trigger", {{"type", "settled"}}}}});
-  auto issues = issuesOf(input);
-  ASSERT_EQ(issues.size(), 2u);
-  EXPECT_EQ(issues[0],
-            "checkpoints[0].name: must be 1 to 64 characters (UTF-16 code units), got 66");
-  EXPECT_THAT(issues[1], HasSubstr("must start with a letter or digit"));
+  // 64 astral characters: 64 code points but 128 UTF-16 code units, so too long (and not ASCII
+  // alphanumeric either). 33 of them (66 units) are already too long.
+  for (size_t count : {64, 33}) {
+    Json input = minimalScenario();
+    input["checkpoints"] =
+        Json::array({Json{{"name", repeat(ASTRAL, count)}, {"trigger", {{"type", "settled"}}}}});
+    auto issues = issuesOf(input);
+    ASSERT_EQ(issues.size(), 2u);
+    EXPECT_EQ(issues[0],
+              "checkpoints[0].name: must be 1 to 64 characters (UTF-16 code units), got " +
+                  std::to_string(2 * count));
+    EXPECT_THAT(issues[1], HasSubstr("must start with a letter or digit"));
+  }
 }
 
 TEST(ScenarioNames, ShimNamesAllowDotsButNoSlash) {
