@@ -256,7 +256,8 @@ TEST(PtyJob, WritesRepliesToTheTargetAsInput) {
   job->whenDrained().wait(io.waitScope);
   job->finish().wait(io.waitScope);
   std::string output;
-  for (auto& e : recorder.events) output += e.output;
+  for (auto& e : recorder.events)
+    output += e.output;
   EXPECT_NE(output.find("got:reply\r\n"), std::string::npos) << output;
 }
 
