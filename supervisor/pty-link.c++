@@ -3,6 +3,7 @@
 #include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 #include <signal.h>
+#include <string.h>
 #include <time.h>
 
 #include "evidence/utf.h"
