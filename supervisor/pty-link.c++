@@ -3,6 +3,7 @@
 #include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 #include <signal.h>
+#include <string.h>
 #include <time.h>
 
 #include "evidence/utf.h"
@@ -110,12 +111,12 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
         helperDirectory(kj::mv(helperDirectory)),
         observer(observer),
         exitKnown(makeSignal(exitKnownFulfiller)),
-        doneSignal(makeSignal(doneFulfiller)),
         tasks(*this) {}
 
   ~Impl() noexcept(false);
 
   kj::Promise<PtySpawn> start(PtyLaunch launch);
+  kj::Promise<PtySpawn> startHelper(PtyLaunch launch);
   kj::Promise<std::optional<PtyExit>> whenExited();
   kj::Promise<void> finish(kj::Duration deadline);
 
@@ -153,9 +154,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   kj::Own<kj::PromiseFulfiller<void>> exitKnownFulfiller;
   kj::ForkedPromise<void> exitKnown;  // the exit arrived, or the helper was lost
-  kj::Own<kj::PromiseFulfiller<void>> doneFulfiller;
-  kj::ForkedPromise<void> doneSignal;  // done() arrived, or the helper was lost
-  kj::TaskSet tasks;                   // last: destroyed first
+  kj::TaskSet tasks;                  // last: destroyed first
 
   HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
   void violation(kj::StringPtr what);
@@ -208,7 +207,15 @@ PtyLink::Impl::~Impl() noexcept(false) {
 }
 
 kj::Promise<PtySpawn> PtyLink::Impl::start(PtyLaunch launchIn) {
-  KJ_REQUIRE(!started, "PtyLink::start called twice");
+  KJ_REQUIRE(!started, "PtyLink::start called twice");  // a bug of the caller: thrown at once
+  return kj::evalNow([&]() { return startHelper(kj::mv(launchIn)); })
+      .catch_([this](kj::Exception&& exception) -> PtySpawn {
+        exitKnownFulfiller->fulfill();  // there will be no exit: whenExited() must not hang
+        kj::throwFatalException(kj::mv(exception));
+      });
+}
+
+kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   started = true;
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
@@ -269,7 +276,6 @@ kj::Promise<PtySpawn> PtyLink::Impl::start(PtyLaunch launchIn) {
           helper().markReady();  // it answered: the launch itself failed
           launchRefused = true;
         }
-        exitKnownFulfiller->fulfill();  // there will be no exit: whenExited() must not hang
         kj::throwFatalException(kj::mv(exception));
       });
 }
@@ -287,15 +293,19 @@ kj::Promise<void> PtyLink::Impl::finish(kj::Duration deadline) {
       finished = j->finishRequest()
                      .send()
                      .ignoreResult()
-                     .then([this]() { return doneSignal.addBranch(); },
-                           [this](kj::Exception&& exception) -> kj::Promise<void> {
-                             if (!record.fault && !record.streamDone) {
-                               lose(std::string("the pty helper failed to finish: ") +
-                                        exception.getDescription().cStr(),
-                                    true);
-                             }
-                             return kj::READY_NOW;
-                           })
+                     .then(
+                         [this]() {
+                           // The helper awaits done() before finish returns, and both travel
+                           // on one connection in order: done must be here.
+                           if (!record.streamDone) violation("finish returned before done");
+                         },
+                         [this](kj::Exception&& exception) {
+                           if (!record.fault && !record.streamDone) {
+                             lose(std::string("the pty helper failed to finish: ") +
+                                      exception.getDescription().cStr(),
+                                  true);
+                           }
+                         })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
                          [this]() { lose("the pty helper did not finish in time", true); }));
     }
@@ -345,7 +355,6 @@ void PtyLink::Impl::lose(std::string reason, bool kill) {
   }
   sink = nullptr;
   exitKnownFulfiller->fulfill();
-  doneFulfiller->fulfill();
   KJ_IF_MAYBE (o, observer) {
     o->lost(*record.fault);
   }
@@ -480,7 +489,6 @@ void PtyLink::Impl::done(schema::StreamSummary::Reader summary) {
   record.streamDone = true;
   record.outputTruncated = summary.getTruncated();
   record.droppedChunks = summary.getDroppedCount();
-  doneFulfiller->fulfill();
 }
 
 // ---- PtyLink ---------------------------------------------------------------------------

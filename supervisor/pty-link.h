@@ -134,7 +134,8 @@ class PtyLink {
 
   kj::Promise<PtySpawn> start(PtyLaunch launch);
   // Spawns rea-pty, sends the launch and resolves once the target is forked. Call once.
-  // Limits are checked here first: a launch out of range throws FAILED before any spawn.
+  // Limits are checked first: a launch out of range rejects (FAILED) before any spawn. Every
+  // failure arrives as a rejected promise, and whenExited() then resolves with nullopt.
 
   kj::Promise<std::optional<PtyExit>> whenExited();
   // Resolves when the root has been reaped (its exit record), or with nullopt when the helper

@@ -8,6 +8,8 @@
 // Debug builds (no NDEBUG) honour REA_SECCOMP_DEBUG=1: the default action becomes TRAP and a
 // SIGSYS handler writes "rea-<name>: seccomp: syscall <number> (<name>) not allowed" to stderr
 // with write(2) and exits with status 159 (128 + SIGSYS). Release builds always kill.
+// Sanitizer builds (REA_SANITIZE) also allow what the sanitizer runtimes need (pipe2), outside
+// describe(): the golden listings stay those of the real policy.
 //
 // Errors: adding a syscall name libseccomp does not know throws FAILED; load() throws FAILED
 // with the libseccomp error when the filter cannot be installed.

@@ -94,6 +94,12 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   pid_t rootPid() const override { return KJ_ASSERT_NONNULL(target).pid; }
   uint64_t spawnedAtNs() const override { return KJ_ASSERT_NONNULL(target).spawnedAtNs; }
   kj::Promise<void> whenExited() override { return exitedSignal.addBranch(); }
+
+  void writeToTarget(std::string bytes) override {
+    if (reaped || finishing) return;
+    pendingInput.append(bytes);
+    if (!waitingWritable) writeInput();
+  }
   kj::Promise<void> whenDrained() override { return drainedSignal.addBranch(); }
   kj::Promise<void> whenFailed() override { return failedSignal.addBranch(); }
 

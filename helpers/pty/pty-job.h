@@ -96,6 +96,10 @@ class PtyJob {
   virtual pid_t rootPid() const = 0;
   virtual uint64_t spawnedAtNs() const = 0;
 
+  virtual void writeToTarget(std::string bytes) = 0;
+  // Queues bytes for the PTY master after any input not yet written, as if typed: the
+  // renderer's answers to terminal queries (DA, DSR). Dropped once the root has exited.
+
   virtual kj::Promise<void> whenExited() = 0;
   // Resolves after the exit event was emitted.
 

@@ -1,13 +1,17 @@
 // PtyLink against the real rea-pty binary (build/bin), through HelperProcess and Cap'n Proto.
 #include "supervisor/pty-link.h"
 
+#include <capnp/rpc-twoparty.h>
 #include <errno.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "schema/pty.capnp.h"
 
 namespace rea::supervisor {
 namespace {
@@ -79,6 +83,113 @@ bool goneOrZombie(pid_t pid) {
 void expectNoChildrenLeft() {
   EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD);
+}
+
+// ---- A misbehaving rea-pty --------------------------------------------------------------
+// This test binary doubles as a fake helper: started through a symlink named rea-pty, it
+// serves a Pty whose stream breaks one rule, chosen by the launch's executable.
+
+class FakeJob final : public schema::PtyJob::Server {
+ public:
+  kj::Promise<void> finish(FinishContext) override { return kj::READY_NOW; }  // never done()
+};
+
+class FakePty final : public schema::Pty::Server {
+ public:
+  explicit FakePty(kj::Timer& timer) : timer(timer) {}
+
+  kj::Promise<void> start(StartContext call) override {
+    auto config = call.getParams().getConfig();
+    auto mode =
+        std::string(config.getExecutable().asChars().begin(), config.getExecutable().size());
+    auto results = call.getResults();
+    results.setJob(kj::heap<FakeJob>());
+    results.setRootPid(1);
+    results.setSpawnedAtNs(nowNs());
+    if (mode == "/fake/sink-dropped") return kj::READY_NOW;
+    sink = call.getParams().getSink();
+    // Later, so that the start answer arrives first.
+    pending = timer.afterDelay(50 * kj::MILLISECONDS)
+                  .then([this, mode]() { return push(mode); })
+                  .eagerlyEvaluate([](kj::Exception&&) {});
+    return kj::READY_NOW;
+  }
+
+ private:
+  kj::Timer& timer;
+  kj::Maybe<schema::PtySink::Client> sink;
+  kj::Promise<void> pending = nullptr;
+
+  kj::Promise<void> push(std::string mode) {
+    auto request = KJ_ASSERT_NONNULL(sink).pushRequest();
+    uint64_t now = nowNs();
+    if (mode == "/fake/bad-utf8") {
+      auto events = request.initEvents(1);
+      events[0].setAtNs(now);
+      events[0].setOutput(kj::StringPtr("\xff").asBytes());
+    } else if (mode == "/fake/back-in-time") {
+      auto events = request.initEvents(2);
+      events[0].setAtNs(now);
+      events[0].setOutput(kj::StringPtr("a").asBytes());
+      events[1].setAtNs(now - 1000);
+      events[1].setOutput(kj::StringPtr("b").asBytes());
+    } else if (mode == "/fake/unknown-index") {
+      auto events = request.initEvents(1);
+      events[0].setAtNs(now);
+      events[0].initDispatched().setEventIndex(3);
+    } else {  // "/fake/no-done": a correct exit, then finish without done
+      auto events = request.initEvents(1);
+      events[0].setAtNs(now);
+      events[0].initExited().setCode(0);
+    }
+    return request.send();
+  }
+};
+
+[[noreturn]] void serveFakeHelper() {
+  auto io = kj::setupAsyncIo();
+  auto stream = io.lowLevelProvider->wrapSocketFd(3, kj::LowLevelAsyncIoProvider::TAKE_OWNERSHIP);
+  capnp::TwoPartyVatNetwork network(*stream, capnp::rpc::twoparty::Side::SERVER);
+  auto rpc = capnp::makeRpcServer(network, kj::heap<FakePty>(io.provider->getTimer()));
+  network.onDisconnect().wait(io.waitScope);
+  _exit(0);
+}
+
+struct FakeHelperHook {
+  FakeHelperHook() {
+    std::string name = program_invocation_name;
+    if (name.size() >= 8 && name.compare(name.size() - 8, 8, "/rea-pty") == 0) serveFakeHelper();
+  }
+} fakeHelperHook;
+
+struct FakeHelperDirectory {
+  // A temporary directory whose rea-pty is this very test binary.
+  std::string path;
+  FakeHelperDirectory() {
+    char templ[] = "/tmp/rea-fake-pty-XXXXXX";
+    path = mkdtemp(templ);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = '\0';
+    EXPECT_EQ(symlink(self, (path + "/rea-pty").c_str()), 0);
+  }
+  ~FakeHelperDirectory() {
+    unlink((path + "/rea-pty").c_str());
+    rmdir(path.c_str());
+  }
+};
+
+HelperFault runAgainstFakeHelper(const char* mode, kj::Duration deadline = 5 * kj::SECONDS) {
+  auto io = kj::setupAsyncIo();
+  FakeHelperDirectory directory;
+  PtyLink link(io, directory.path);
+  link.start(launchOf(mode, {})).wait(io.waitScope);
+  link.whenExited().wait(io.waitScope);  // never hangs, whatever the helper does
+  link.finish(deadline).wait(io.waitScope);
+  EXPECT_FALSE(link.record().streamDone);
+  EXPECT_TRUE(link.record().fault.has_value());
+  if (!link.record().fault) return HelperFault{};
+  return *link.record().fault;
 }
 
 TEST(PtyLink, CapturesEchoThroughTheRealHelper) {
@@ -205,7 +316,8 @@ TEST(PtyLink, RefusesALaunchOutOfRangeBeforeSpawning) {
   PtyLink link(io, HELPER_DIR);
   auto launch = launchOf("/bin/echo", {"hi"});
   launch.columns = 0;
-  EXPECT_ANY_THROW(link.start(kj::mv(launch)));
+  EXPECT_ANY_THROW(link.start(kj::mv(launch)).wait(io.waitScope));
+  EXPECT_FALSE(link.whenExited().wait(io.waitScope).has_value());
   link.finish().wait(io.waitScope);
   EXPECT_FALSE(link.record().fault.has_value());
   expectNoChildrenLeft();
@@ -223,6 +335,40 @@ TEST(PtyLink, ALaunchTheHelperRefusesIsAnErrorNotAFault) {
   ASSERT_TRUE(link.record().helperEnd.has_value());
   EXPECT_EQ(link.record().helperEnd->kind, HelperEnd::Kind::STOPPED_BY_US);
   expectNoChildrenLeft();
+}
+
+TEST(PtyLink, StopsAHelperThatSendsOutputThatIsNotUtf8) {
+  auto fault = runAgainstFakeHelper("/fake/bad-utf8");
+  EXPECT_EQ(fault.reason,
+            "the pty helper sent an invalid event (output that is not UTF-8) and was stopped");
+  ASSERT_TRUE(fault.end.has_value());
+  EXPECT_EQ(fault.end->kind, HelperEnd::Kind::STOPPED_BY_US);
+  expectNoChildrenLeft();
+}
+
+TEST(PtyLink, StopsAHelperWhoseTimestampsGoBackInTime) {
+  auto fault = runAgainstFakeHelper("/fake/back-in-time");
+  EXPECT_EQ(fault.reason,
+            "the pty helper sent an invalid event (timestamps go back in time) and was stopped");
+}
+
+TEST(PtyLink, StopsAHelperThatReportsAnUnknownEvent) {
+  auto fault = runAgainstFakeHelper("/fake/unknown-index");
+  EXPECT_EQ(fault.reason,
+            "the pty helper sent an invalid event (an unknown event index) and was stopped");
+}
+
+TEST(PtyLink, AFinishWithoutDoneIsAFault) {
+  auto fault = runAgainstFakeHelper("/fake/no-done");
+  EXPECT_EQ(fault.reason,
+            "the pty helper sent an invalid event (finish returned before done) and was stopped");
+}
+
+TEST(PtyLink, ASinkDroppedWithoutDoneIsAFault) {
+  auto fault = runAgainstFakeHelper("/fake/sink-dropped");
+  EXPECT_EQ(fault.reason,
+            "the pty helper sent an invalid event (event sink dropped without done) "
+            "and was stopped");
 }
 
 }  // namespace
