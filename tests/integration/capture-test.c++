@@ -58,12 +58,12 @@ TEST(Capture, TheTargetSeesExactlyTheSpecifiedEnvironment) {
 
 TEST(Capture, RootIsASessionLeaderOnTheTerminalWithTheScenarioSize) {
   Sandbox sandbox;
-  Json scenario = shScenario("ps -o pid=,pgid=,sid= -p $$; stty size; tty");
+  Json scenario = shScenario("ps -o pid=,pgid=,sid= -p $$ | tr -s ' '; stty size; tty");
   scenario["terminal"] = {{"columns", 120}, {"rows", 33}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
-  EXPECT_NE(out.find("<pid> <pid> <pid>"), std::string::npos) << out;
+  EXPECT_NE(out.find(" <pid> <pid> <pid>\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("33 120\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("/dev/pts/"), std::string::npos) << out;
 }
@@ -152,7 +152,7 @@ TEST(Capture, AnExecFailureIsRecordedLikeTheBaseline) {
   auto result = sandbox.capture(scenario, policy);
   expectValidAndClean(sandbox, result);
   EXPECT_EQ(capture(*result.output)["exit"]["code"], 1);
-  EXPECT_NE(concatenatedFrames(*result.output).find("<executable>"), std::string::npos)
+  EXPECT_NE(concatenatedFrames(*result.output).find("failed"), std::string::npos)
       << concatenatedFrames(*result.output);
 }
 
@@ -190,12 +190,16 @@ TEST(Capture, OutputOverTheLimitsIsTruncatedButLaterSmallChunksFit) {
 
 TEST(Capture, TheSameDeterministicScenarioGivesTheSameOutputStream) {
   Sandbox sandbox;
-  Json scenario = shScenario("seq 1 2000; echo done");
+  // Pid normalisation would turn a number that equals the root's pid into <pid>: keep the
+  // output free of numbers so the comparison is about the stream, not about pid luck.
+  Json scenario = shScenario("yes deterministic-line | head -n 3000; echo done");
   auto first = sandbox.capture(scenario);
   auto second = sandbox.capture(scenario);
   expectValidAndClean(sandbox, first);
   expectValidAndClean(sandbox, second);
-  EXPECT_EQ(concatenatedFrames(*first.output), concatenatedFrames(*second.output));
+  std::string a = concatenatedFrames(*first.output), b = concatenatedFrames(*second.output);
+  EXPECT_EQ(a.size(), 3000u * 20 + 6);
+  EXPECT_TRUE(a == b) << "the two output streams differ";
 }
 
 TEST(Capture, TerminationSignalsToReaCleanUpAndReportCancellation) {
