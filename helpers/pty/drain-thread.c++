@@ -144,12 +144,32 @@ void DrainThread::run() {
       std::string data = kj::mv(carry);
       carry.clear();
       data.append(buffer.begin(), size_t(n));
+      // Coalesce what the master already holds into this chunk (up to READ_SIZE): the kernel
+      // hands out PTY output in small pieces when the machine is busy, and one chunk per tiny
+      // read would exhaust `limits.frames` long before `limits.output_bytes` (B §6.5). This is
+      // the same as one larger read; nothing waits for data that is not there yet.
+      bool sawEof = false;
+      while (data.size() < READ_SIZE) {
+        struct pollfd more = {master.get(), POLLIN, 0};
+        if (::poll(&more, 1, 0) <= 0 || (more.revents & POLLIN) == 0) break;
+        ssize_t extra = ::read(master.get(), buffer.begin(), READ_SIZE - data.size());
+        if (extra > 0) {
+          data.append(buffer.begin(), size_t(extra));
+        } else {
+          if (extra == 0 || errno == EIO) sawEof = true;
+          break;
+        }
+      }
       size_t complete = evidence::completeUtf8Prefix(data);
       if (complete < data.size()) {
         carry.assign(data, complete, std::string::npos);
         data.resize(complete);
       }
       if (!data.empty()) push(atNs, evidence::sanitizeUtf8(data));
+      if (sawEof) {
+        isEof = true;
+        break;
+      }
     } else if (n == 0 || errno == EIO) {
       isEof = true;  // every slave fd is closed
       break;

@@ -92,8 +92,8 @@ TEST(Capture, SensitiveInputAndSecretsAppearNowhere) {
       "printf '%s' \"$SECRET_TOKEN\" | cut -c1-5; printf '%s\\n' \"$SECRET_TOKEN\" | cut -c6-");
   scenario["environment"]["SECRET_TOKEN"] = "s3cr3t-t0ken-value";
   scenario["secret_aliases"] = {"SECRET_TOKEN"};
-  scenario["events"] = {{{"type", "input"}, {"at_ms", 100}, {"data", "hunter2-pass\r"},
-                         {"sensitive", true}}};
+  scenario["events"] = {
+      {{"type", "input"}, {"at_ms", 100}, {"data", "hunter2-pass\r"}, {"sensitive", true}}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
   for (const std::string secret : {"hunter2-pass", "s3cr3t-t0ken-value"}) {
@@ -125,8 +125,10 @@ TEST(Capture, SignalEventsEndTheRootAndTheExitRecordSaysHow) {
 
 TEST(Capture, TimeoutAndIdleTimeoutKillTheRoot) {
   Sandbox sandbox;
-  Json scenario = {{"approved", true},         {"executable", "/bin/sleep"},
-                   {"arguments", {"30"}},      {"working_directory", "/tmp"},
+  Json scenario = {{"approved", true},
+                   {"executable", "/bin/sleep"},
+                   {"arguments", {"30"}},
+                   {"working_directory", "/tmp"},
                    {"timeout_ms", 300}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);

@@ -31,7 +31,9 @@ std::string readAll(const std::string& path) {
 
 }  // namespace
 
-std::string reaBinary() { return std::string(REA_BINARY_DIR) + "/bin/rea"; }
+std::string reaBinary() {
+  return std::string(REA_BINARY_DIR) + "/bin/rea";
+}
 
 Sandbox::Sandbox() {
   char pattern[] = "/tmp/rea-it-XXXXXX";
@@ -81,12 +83,12 @@ RunResult Sandbox::capture(const Json& scenario, const Policy& policy,
     setenv("REA_PROCESS_EXECUTABLE_ROOTS_JSON", policy.executableRoots.c_str(), 1);
     setenv("REA_PROCESS_WORKING_ROOTS_JSON", policy.workingRoots.c_str(), 1);
     setenv("REA_PROCESS_ALLOWED_ENV_JSON", policy.allowedEnvironment.c_str(), 1);
-    setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", policy.allowExternalNetwork ? "true" : "false",
-           1);
+    setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", policy.allowExternalNetwork ? "true" : "false", 1);
     std::vector<char*> argv;
     std::string binary = reaBinary();
     argv.push_back(binary.data());
-    for (auto& arg : args) argv.push_back(arg.data());
+    for (auto& arg : args)
+      argv.push_back(arg.data());
     argv.push_back(nullptr);
     execv(binary.c_str(), argv.data());
     _exit(127);
@@ -158,11 +160,14 @@ std::vector<int> Sandbox::leftoverProcesses() const {
   return out;
 }
 
-const Json& capture(const Json& evidence) { return evidence.at("normalized_result"); }
+const Json& capture(const Json& evidence) {
+  return evidence.at("normalized_result");
+}
 
 std::string concatenatedFrames(const Json& evidence) {
   std::string out;
-  for (const auto& frame : capture(evidence).at("frames")) out += frame.at("data").get<std::string>();
+  for (const auto& frame : capture(evidence).at("frames"))
+    out += frame.at("data").get<std::string>();
   return out;
 }
 
