@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/canonical-json.h"
+#include "evidence/commitment.h"
 
 namespace rea::evidence {
 
@@ -148,6 +149,15 @@ bool operator==(const Capture& a, const Capture& b) {
          a.filesAfter == b.filesAfter && a.filesystemEffects == b.filesystemEffects &&
          a.truncated == b.truncated && a.limitations == b.limitations &&
          a.residualUnknowns == b.residualUnknowns && a.cleanup == b.cleanup;
+}
+
+void commitManifest(Capture& capture) {
+  Manifest& m = capture.manifest;
+  m.fullScenarioSha256 = commitment(*m.scenario);
+  m.comparisonContractSha256 = commitment(*m.comparisonContract);
+  m.normalizationSha256 = commitment(*capture.normalization);
+  m.shimPlanSha256 = commitment(*m.shimPlan);
+  m.replayPlanSha256 = commitment(*m.replayPlan);
 }
 
 // Parse result --------------------------------------------------------------------------------

@@ -319,6 +319,13 @@ bool operator==(const Manifest& a, const Manifest& b);
 bool operator==(const Capture& a, const Capture& b);
 // Member-wise equality (JSON members as JsonBox equality).
 
+void commitManifest(Capture& capture);
+// Sets the manifest's five value commitments (`full_scenario_sha256`,
+// `comparison_contract_sha256`, `normalization_sha256` from the top-level normalization,
+// `shim_plan_sha256`, `replay_plan_sha256`) to H of the capture's own embedded values, exactly
+// as validation rule 2 recomputes them. `executable_sha256` is the hash of a file and is left
+// as set (rule 1 wants it equal to `manifest.scenario.executable_sha256`).
+
 // ---------------------------------------------------------------------------------------------
 // JSON form (capture-json.c++, capture-parse.c++).
 

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/capture.h"
-#include "evidence/commitment.h"
 
 namespace rea::evidence::testing {
 
@@ -68,16 +67,12 @@ inline Json contractOf(const Json& scenario) {
   return contract;
 }
 
-// Recomputes the five embedded-value commitments and the executable hash from the capture's own
-// values, as the capture engine does when it builds the manifest.
+// Sets the executable hash from the scenario projection and recomputes the five embedded-value
+// commitments, as the capture engine does when it builds the manifest.
 inline void commitAll(Capture& capture) {
-  Manifest& m = capture.manifest;
-  m.executableSha256 = m.scenario->at("executable_sha256").get<std::string>();
-  m.fullScenarioSha256 = commitment(*m.scenario);
-  m.comparisonContractSha256 = commitment(*m.comparisonContract);
-  m.normalizationSha256 = commitment(*capture.normalization);
-  m.shimPlanSha256 = commitment(*m.shimPlan);
-  m.replayPlanSha256 = commitment(*m.replayPlan);
+  capture.manifest.executableSha256 =
+      capture.manifest.scenario->at("executable_sha256").get<std::string>();
+  commitManifest(capture);
 }
 
 inline FileState fileState(std::string path, FileType type, int64_t mode, int64_t size,

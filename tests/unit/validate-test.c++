@@ -82,6 +82,20 @@ TEST(ValidateCapture, Rule2UsesTheEmbeddedValuesAndTheTopLevelNormalization) {
   EXPECT_TRUE(validateCapture(c).empty());
 }
 
+TEST(ValidateCapture, CommitManifestProducesWhatRule2Checks) {
+  Capture c = sampleCapture();
+  c.manifest.fullScenarioSha256.clear();
+  c.manifest.comparisonContractSha256.clear();
+  c.manifest.normalizationSha256.clear();
+  c.manifest.shimPlanSha256.clear();
+  c.manifest.replayPlanSha256.clear();
+  EXPECT_EQ(validateCapture(c).size(), 5u);
+  commitManifest(c);
+  EXPECT_TRUE(validateCapture(c).empty());
+  EXPECT_EQ(c.manifest.normalizationSha256,
+            "60a27b2d1ee5aa73bf2e5cb2deaed2e9cc548f961ad2e3772c981828b643cc43");
+}
+
 TEST(ValidateCapture, Rule3CompletionMayNotPrecedeStart) {
   Capture c = sampleCapture();
   c.manifest.completedAt = "2026-07-14T09:29:59.999Z";
