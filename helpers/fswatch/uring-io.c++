@@ -36,9 +36,25 @@ class UringFileIo final : public FileIo {
     if (initialised) io_uring_queue_exit(&ring);
   }
 
+  // The ring starts disabled and is limited to the four operations a snapshot needs before it
+  // is enabled: io_uring operations bypass seccomp, so without this a compromised fswatch could
+  // write through the ring even though its filter forbids write(2). (openat stays possible, so
+  // the ring could still create files: see helpers/fswatch/README.md.)
   bool init() {
-    initialised = io_uring_queue_init(RING_ENTRIES, &ring, 0) == 0;
-    return initialised;
+    if (io_uring_queue_init(RING_ENTRIES, &ring, IORING_SETUP_R_DISABLED) != 0) return false;
+    initialised = true;
+    io_uring_restriction allowed[6] = {};
+    int count = 0;
+    for (int op : {IORING_OP_STATX, IORING_OP_OPENAT, IORING_OP_READ, IORING_OP_CLOSE}) {
+      allowed[count].opcode = IORING_RESTRICTION_SQE_OP;
+      allowed[count++].sqe_op = static_cast<__u8>(op);
+    }
+    allowed[count].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
+    allowed[count++].sqe_flags = IOSQE_IO_HARDLINK | IOSQE_ASYNC;
+    // Debian's liburing 2.3 declares io_uring_register_restrictions/io_uring_enable_rings but
+    // does not export them; the raw register call does the same.
+    return io_uring_register(ring.ring_fd, IORING_REGISTER_RESTRICTIONS, allowed, count) >= 0 &&
+           io_uring_register(ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) >= 0;
   }
 
   SnapshotBackend kind() const override { return SnapshotBackend::URING; }
