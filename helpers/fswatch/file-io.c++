@@ -82,18 +82,45 @@ bool openedUnchanged(const EntryStat& walked, const EntryStat& opened) {
          sameSizeAndMtime(walked, opened);
 }
 
+namespace {
+
+int openRetrying(int dirFd, const char* name, int flags) {
+  int fd;
+  do {
+    fd = openat(dirFd, name, flags);
+  } while (fd < 0 && errno == EINTR);
+  return fd < 0 ? -errno : fd;
+}
+
+}  // namespace
+
+int openForHash(const HashJob& job) {
+  int fd = openRetrying(AT_FDCWD, job.path.c_str(), HASH_OPEN_FLAGS);
+  if (fd != -ENAMETOOLONG || job.relOffset == std::string::npos) return fd;
+  std::string root = job.path.substr(0, job.relOffset);
+  int dir = openRetrying(AT_FDCWD, root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (size_t pos = job.relOffset; dir >= 0;) {
+    size_t slash = job.path.find('/', pos);
+    std::string name = job.path.substr(pos, slash == std::string::npos ? slash : slash - pos);
+    int next = slash == std::string::npos
+                   ? openRetrying(dir, name.c_str(), HASH_OPEN_FLAGS)
+                   : openRetrying(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(dir);
+    if (slash == std::string::npos) return next;
+    dir = next;
+    pos = slash + 1;
+  }
+  return dir;
+}
+
 HashOutcome hashWithSyscalls(const HashJob& job, std::vector<char>& buffer,
                              const SnapshotHooks& hooks) {
   constexpr size_t BUFFER_BYTES = 1 << 20;
   if (buffer.size() < BUFFER_BYTES) buffer.resize(BUFFER_BYTES);
 
-  int fd;
-  do {
-    fd = open(job.path.c_str(), HASH_OPEN_FLAGS);
-  } while (fd < 0 && errno == EINTR);
+  int fd = openForHash(job);
   if (fd < 0) {
-    int error = errno;
-    return isRaceErrno(error) ? HashOutcome::unstable() : HashOutcome::failed("open", error);
+    return isRaceErrno(-fd) ? HashOutcome::unstable() : HashOutcome::failed("open", -fd);
   }
   KJ_DEFER(close(fd));
 

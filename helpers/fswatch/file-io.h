@@ -48,9 +48,15 @@ bool isRaceErrno(int error);
 
 struct HashJob {
   size_t entryIndex;  // which Snapshot entry receives the hash
-  std::string path;   // the path as walked (declared root + relative path)
+  std::string path;   // the path as walked (declared root + "/" + relative path)
+  size_t relOffset;   // where the relative path starts in `path`; npos for a root itself
   EntryStat stat;     // what lstat saw during the walk
 };
+
+int openForHash(const HashJob& job);
+// open(path, HASH_OPEN_FLAGS); a path too long for one call (ENAMETOOLONG, deep trees) is opened
+// one name at a time from the root with O_NOFOLLOW, as the walk reached it. Returns the fd or
+// -errno.
 
 struct HashOutcome {
   enum Kind { HASHED, UNSTABLE, FAILED };

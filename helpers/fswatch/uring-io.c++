@@ -247,6 +247,8 @@ class UringFileIo final : public FileIo {
   }
 
   HashOutcome evaluate(const HashJob& job, const Slot& slot) {
+    // Too long a path for one openat: the plain path opens it name by name.
+    if (slot.openResult == -ENAMETOOLONG) return hashWithSyscalls(job, fallbackBuffer, hooks);
     if (slot.openResult < 0) {
       int error = -slot.openResult;
       return isRaceErrno(error) ? HashOutcome::unstable() : HashOutcome::failed("open", error);
@@ -269,13 +271,9 @@ class UringFileIo final : public FileIo {
 
   // A large file: read block k+1 (in an io-wq worker, IOSQE_ASYNC) while hashing block k.
   HashOutcome streamHash(const HashJob& job) {
-    int fd;
-    do {
-      fd = open(job.path.c_str(), HASH_OPEN_FLAGS);
-    } while (fd < 0 && errno == EINTR);
+    int fd = openForHash(job);
     if (fd < 0) {
-      int error = errno;
-      return isRaceErrno(error) ? HashOutcome::unstable() : HashOutcome::failed("open", error);
+      return isRaceErrno(-fd) ? HashOutcome::unstable() : HashOutcome::failed("open", -fd);
     }
     KJ_DEFER(close(fd));
     EntryStat first = fstatFd(fd);

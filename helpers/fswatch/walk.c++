@@ -87,7 +87,9 @@ class Walker {
       visitSymlink(place, st);
     } else if (S_ISREG(st.mode)) {
       record(place, EntryType::FILE, st);
-      out.jobs.push_back(HashJob{out.entries.size() - 1, place.fsPath, st});
+      size_t relOffset =
+          place.rel == "." ? std::string::npos : place.fsPath.size() - place.rel.size();
+      out.jobs.push_back(HashJob{out.entries.size() - 1, place.fsPath, relOffset, st});
     } else if (S_ISDIR(st.mode)) {
       record(place, EntryType::DIRECTORY, st);
       visitDirectory(place, depth, st);

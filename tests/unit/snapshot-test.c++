@@ -331,6 +331,36 @@ TEST_P(SnapshotTest, HashesLargeFilesAcrossManyReads) {
   EXPECT_FALSE(snapshot.truncated);
 }
 
+TEST_P(SnapshotTest, HashesFilesWhosePathIsLongerThanPathMax) {
+  Scratch s;
+  s.dir("root");
+  // 20 levels of 240-byte names: about 4,800 bytes, beyond PATH_MAX (4096) for one open().
+  int dir = open(s.at("root").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(dir, 0);
+  std::string name(240, 'n');
+  std::string rel;
+  for (int level = 0; level < 20; ++level) {
+    ASSERT_EQ(mkdirat(dir, name.c_str(), 0755), 0);
+    int next = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(dir);
+    ASSERT_GE(next, 0);
+    dir = next;
+    rel += name + "/";
+  }
+  int fd = openat(dir, "leaf", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  close(dir);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "deep", 4), 4);
+  close(fd);
+  SnapshotLimits limits;
+  limits.depth = 32;
+  Snapshot snapshot = snap({s.at("root")}, limits);
+  ASSERT_EQ(snapshot.entries.size(), 22u);
+  EXPECT_EQ(snapshot.entries.back().path, "root_0:" + rel + "leaf");
+  EXPECT_EQ(snapshot.entries.back().sha256, sha("deep"));
+  EXPECT_FALSE(snapshot.truncated);
+}
+
 TEST_P(SnapshotTest, CancellationEndsTheSnapshotWithAFailure) {
   Scratch s;
   s.dir("root");
