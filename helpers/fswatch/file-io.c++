@@ -160,8 +160,6 @@ namespace {
 
 class PlainFileIo final : public FileIo {
  public:
-  explicit PlainFileIo(const SnapshotHooks& hooks) : hooks(hooks) {}
-
   SnapshotBackend kind() const override { return SnapshotBackend::PLAIN; }
   size_t statBatchSize() const override { return 1; }
 
@@ -170,19 +168,19 @@ class PlainFileIo final : public FileIo {
       out[i] = lstatAt(dirFd, names[i].c_str());
   }
 
-  HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t) override {
+  HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t,
+                   const SnapshotHooks& hooks) override {
     return hashWithSyscalls(jobs[index], buffer, hooks);
   }
 
  private:
-  const SnapshotHooks& hooks;
   std::vector<char> buffer;
 };
 
 }  // namespace
 
-std::unique_ptr<FileIo> newPlainFileIo(const SnapshotHooks& hooks) {
-  return std::make_unique<PlainFileIo>(hooks);
+std::unique_ptr<FileIo> newPlainFileIo() {
+  return std::make_unique<PlainFileIo>();
 }
 
 }  // namespace rea::helper

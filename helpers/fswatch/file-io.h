@@ -89,7 +89,11 @@ class FileIo {
   virtual void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) = 0;
   // out[i] := lstat of names[i] relative to dirFd, for i < count.
 
-  virtual HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t budget) = 0;
+  virtual void startSnapshot() {}
+  // Forgets everything about the previous snapshot's jobs (a FileIo serves many snapshots).
+
+  virtual HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t budget,
+                           const SnapshotHooks& hooks) = 0;
   // Hashes jobs[index] (open O_NOFOLLOW, fstat identity, read to the end, fstat again). Called in
   // increasing `index` order, with `budget` = the bytes still allowed (≥ the job's size).
   // Implementations may hash later jobs ahead of time, assuming every hash before them succeeds;
@@ -100,9 +104,9 @@ HashOutcome hashWithSyscalls(const HashJob& job, std::vector<char>& buffer,
                              const SnapshotHooks& hooks);
 // The plain-syscall hash of one file with `buffer` (resized to 1 MiB if smaller) for reads.
 
-std::unique_ptr<FileIo> newPlainFileIo(const SnapshotHooks& hooks);
-std::unique_ptr<FileIo> newUringFileIo(const SnapshotHooks& hooks);
-// nullptr when io_uring_queue_init fails (io_uring disabled or filtered). `hooks` must outlive
-// the returned object.
+std::unique_ptr<FileIo> newPlainFileIo();
+std::unique_ptr<FileIo> newUringFileIo();
+// nullptr when the ring cannot be set up (io_uring disabled by sysctl, filtered by seccomp, or
+// too old a kernel for ring restrictions).
 
 }  // namespace rea::helper

@@ -1,5 +1,6 @@
 #include "helpers/fswatch/snapshot.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -27,18 +28,69 @@ std::string SnapshotFailure::message() const {
 }
 
 bool uringAvailable() {
-  static const SnapshotHooks NO_HOOKS;
-  return newUringFileIo(NO_HOOKS) != nullptr;
+  return newUringFileIo() != nullptr;
 }
 
-SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const SnapshotLimits& limits,
-                            SnapshotBackend backend, const SnapshotHooks& hooks) {
-  std::unique_ptr<FileIo> io;
-  if (backend != SnapshotBackend::PLAIN) io = newUringFileIo(hooks);
-  if (io == nullptr) io = newPlainFileIo(hooks);
+namespace {
 
-  WalkResult walk = walkRoots(roots, limits, hooks, *io);
+// `auto` thresholds (bench/README.md): below them a ring's set-up cost outweighs its gain.
+constexpr size_t AUTO_URING_WALK_ENTRIES = 256;       // walk: statx batches from this entry on
+constexpr size_t AUTO_URING_HASH_FILES = 256;         // hashing: this many files ...
+constexpr uint64_t AUTO_URING_HASH_BYTES = 32 << 20;  // ... or this many bytes to hash
+
+bool hashingWorthARing(const std::vector<HashJob>& jobs, uint64_t budget) {
+  if (jobs.size() >= AUTO_URING_HASH_FILES) return true;
+  uint64_t bytes = 0;
+  for (const auto& job : jobs)
+    bytes += static_cast<uint64_t>(job.stat.size);
+  return std::min(bytes, budget) >= AUTO_URING_HASH_BYTES;
+}
+
+}  // namespace
+
+Snapshotter::Snapshotter(SnapshotBackend backend) : backend(backend) {}
+
+Snapshotter::~Snapshotter() noexcept(false) {}
+
+FileIo& Snapshotter::plainIo() {
+  if (plain == nullptr) plain = newPlainFileIo();
+  return *plain;
+}
+
+FileIo* Snapshotter::uringIo() {
+  if (uring == nullptr && !uringUnavailable) {
+    uring = newUringFileIo();
+    uringUnavailable = uring == nullptr;
+  }
+  return uring.get();
+}
+
+SnapshotResult Snapshotter::take(const std::vector<std::string>& roots,
+                                 const SnapshotLimits& limits, const SnapshotHooks& hooks) {
+  bool usedUring = false;
+  auto ioFor = [&](size_t entriesRecorded) -> FileIo& {
+    bool wanted = backend == SnapshotBackend::URING ||
+                  (backend == SnapshotBackend::AUTO && entriesRecorded >= AUTO_URING_WALK_ENTRIES);
+    if (wanted) {
+      if (FileIo* io = uringIo()) {
+        usedUring = true;
+        return *io;
+      }
+    }
+    return plainIo();
+  };
+  WalkResult walk = walkRoots(roots, limits, hooks, ioFor);
   if (walk.failure && walk.failure->operation == "cancelled") return std::move(*walk.failure);
+
+  FileIo* io = &plainIo();
+  if (backend == SnapshotBackend::URING ||
+      (backend == SnapshotBackend::AUTO && hashingWorthARing(walk.jobs, limits.fileBytes))) {
+    if (FileIo* ring = uringIo()) {
+      io = ring;
+      usedUring = true;
+    }
+  }
+  io->startSnapshot();
 
   // Hash in traversal order under the byte budget, exactly as the one-pass walk of §6.9 would:
   // a file is hashed when the bytes left cover its size, and only a successful hash spends them.
@@ -46,7 +98,6 @@ SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const Snapsho
   // (the failure the one-pass walk would have met first); cancellation is reported at once.
   Snapshot snapshot;
   snapshot.truncated = walk.truncated;
-  snapshot.backendUsed = io->kind();
   uint64_t budget = limits.fileBytes;
   for (size_t i = 0; i < walk.jobs.size(); ++i) {
     const HashJob& job = walk.jobs[i];
@@ -59,7 +110,7 @@ SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const Snapsho
       snapshot.truncated = true;
       continue;
     }
-    HashOutcome outcome = io->hash(walk.jobs, i, budget);
+    HashOutcome outcome = io->hash(walk.jobs, i, budget, hooks);
     switch (outcome.kind) {
       case HashOutcome::HASHED:
         entry.sha256 = std::move(outcome.sha256);
@@ -74,7 +125,13 @@ SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const Snapsho
   }
   if (walk.failure) return std::move(*walk.failure);
   snapshot.entries = std::move(walk.entries);
+  snapshot.backendUsed = usedUring ? SnapshotBackend::URING : SnapshotBackend::PLAIN;
   return snapshot;
+}
+
+SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const SnapshotLimits& limits,
+                            SnapshotBackend backend, const SnapshotHooks& hooks) {
+  return Snapshotter(backend).take(roots, limits, hooks);
 }
 
 }  // namespace rea::helper

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -32,10 +33,10 @@ struct SnapshotLimits {
 };
 
 enum class SnapshotBackend {
-  AUTO,   // io_uring when the kernel offers it (it wins on every tree kind measured,
-          // bench/README.md), else plain
+  AUTO,   // plain syscalls for small trees, io_uring once a tree proves large (measured in
+          // bench/README.md: a ring costs milliseconds to set up, then wins per entry)
   PLAIN,  // plain syscalls only
-  URING,  // io_uring; falls back to plain when io_uring_queue_init fails
+  URING,  // io_uring for everything; plain when a ring cannot be set up
 };
 
 const char* snapshotBackendName(SnapshotBackend backend);  // "auto", "plain", "uring"
@@ -43,7 +44,7 @@ const char* snapshotBackendName(SnapshotBackend backend);  // "auto", "plain", "
 struct Snapshot {
   std::vector<evidence::SnapshotEntry> entries;  // traversal order (§4.7)
   bool truncated = false;
-  SnapshotBackend backendUsed = SnapshotBackend::PLAIN;  // PLAIN or URING: which one ran
+  SnapshotBackend backendUsed = SnapshotBackend::PLAIN;  // URING if io_uring did any of it
 };
 
 struct SnapshotFailure {
@@ -68,13 +69,39 @@ struct SnapshotHooks {
   // final fstat that decides whether the file stayed unchanged. Production code leaves it empty.
 };
 
+class FileIo;
+
+class Snapshotter {
+  // Takes snapshots, one at a time, keeping its I/O machinery (the io_uring ring and its
+  // buffers) from one snapshot to the next: a capture takes several (before, checkpoints,
+  // after), and setting up a ring costs more than a whole snapshot of a small tree.
+ public:
+  explicit Snapshotter(SnapshotBackend backend = SnapshotBackend::AUTO);
+  ~Snapshotter() noexcept(false);
+  Snapshotter(const Snapshotter&) = delete;
+  Snapshotter& operator=(const Snapshotter&) = delete;
+
+  SnapshotResult take(const std::vector<std::string>& roots, const SnapshotLimits& limits,
+                      const SnapshotHooks& hooks = {});
+  // Snapshots `roots` in order as aliases root_0, root_1, ... with one entry budget and one
+  // hash byte budget shared by all roots. A missing root contributes nothing and does not
+  // truncate. The roots are the scenario's strings (absolute); symlink containment is decided on
+  // their lexically normalised form. Blocks until done; call from a thread that may block.
+
+ private:
+  SnapshotBackend backend;
+  std::unique_ptr<FileIo> plain;
+  std::unique_ptr<FileIo> uring;
+  bool uringUnavailable = false;
+
+  FileIo& plainIo();
+  FileIo* uringIo();  // nullptr when no ring can be set up
+};
+
 SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const SnapshotLimits& limits,
                             SnapshotBackend backend = SnapshotBackend::AUTO,
                             const SnapshotHooks& hooks = {});
-// Snapshots `roots` in order as aliases root_0, root_1, ... with one entry budget and one hash
-// byte budget shared by all roots. A missing root contributes nothing and does not truncate.
-// The roots are the scenario's strings (absolute); symlink containment is decided on their
-// lexically normalised form. Blocks until done; call from a thread that may block.
+// One snapshot with a fresh Snapshotter.
 
 bool uringAvailable();
 // True when an io_uring ring can be created here (not disabled by sysctl, seccomp or rlimits).

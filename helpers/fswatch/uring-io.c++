@@ -30,8 +30,6 @@ constexpr size_t STREAM_BLOCK = 1 << 20;           // read size for large files
 
 class UringFileIo final : public FileIo {
  public:
-  explicit UringFileIo(const SnapshotHooks& hooks) : hooks(hooks) {}
-
   ~UringFileIo() noexcept(false) {
     if (initialised) io_uring_queue_exit(&ring);
   }
@@ -79,13 +77,16 @@ class UringFileIo final : public FileIo {
     });
   }
 
-  HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t budget) override {
+  void startSnapshot() override { ready.clear(); }
+
+  HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t budget,
+                   const SnapshotHooks& hooks) override {
     auto found = ready.find(index);
     if (found == ready.end()) {
       if (static_cast<uint64_t>(jobs[index].stat.size) > SMALL_FILE_BYTES) {
-        return streamHash(jobs[index]);
+        return streamHash(jobs[index], hooks);
       }
-      hashBatch(jobs, planBatch(jobs, index, budget));
+      hashBatch(jobs, planBatch(jobs, index, budget), hooks);
       found = ready.find(index);
       KJ_ASSERT(found != ready.end(), "a batch always holds the job it was planned for");
     }
@@ -95,7 +96,6 @@ class UringFileIo final : public FileIo {
   }
 
  private:
-  const SnapshotHooks& hooks;
   io_uring ring;
   bool initialised = false;
   std::vector<struct statx> statxBuffers;
@@ -170,7 +170,8 @@ class UringFileIo final : public FileIo {
   // Four submissions for the whole batch: open all; fstat all; read the verified ones whole
   // (one byte more than the size, to see growth); fstat again and close. Nothing is read from a
   // file before its fstat proved it is still the regular file the walk saw.
-  void hashBatch(const std::vector<HashJob>& jobs, const std::vector<size_t>& batch) {
+  void hashBatch(const std::vector<HashJob>& jobs, const std::vector<size_t>& batch,
+                 const SnapshotHooks& hooks) {
     slots.assign(batch.size(), Slot());
     size_t bytes = 0;
     for (size_t k = 0; k < batch.size(); ++k) {
@@ -243,10 +244,10 @@ class UringFileIo final : public FileIo {
     });
 
     for (const Slot& slot : slots)
-      ready[slot.job] = evaluate(jobs[slot.job], slot);
+      ready[slot.job] = evaluate(jobs[slot.job], slot, hooks);
   }
 
-  HashOutcome evaluate(const HashJob& job, const Slot& slot) {
+  HashOutcome evaluate(const HashJob& job, const Slot& slot, const SnapshotHooks& hooks) {
     // Too long a path for one openat: the plain path opens it name by name.
     if (slot.openResult == -ENAMETOOLONG) return hashWithSyscalls(job, fallbackBuffer, hooks);
     if (slot.openResult < 0) {
@@ -270,7 +271,7 @@ class UringFileIo final : public FileIo {
   }
 
   // A large file: read block k+1 (in an io-wq worker, IOSQE_ASYNC) while hashing block k.
-  HashOutcome streamHash(const HashJob& job) {
+  HashOutcome streamHash(const HashJob& job, const SnapshotHooks& hooks) {
     int fd = openForHash(job);
     if (fd < 0) {
       return isRaceErrno(-fd) ? HashOutcome::unstable() : HashOutcome::failed("open", -fd);
@@ -332,8 +333,8 @@ class UringFileIo final : public FileIo {
 
 }  // namespace
 
-std::unique_ptr<FileIo> newUringFileIo(const SnapshotHooks& hooks) {
-  auto io = std::make_unique<UringFileIo>(hooks);
+std::unique_ptr<FileIo> newUringFileIo() {
+  auto io = std::make_unique<UringFileIo>();
   if (!io->init()) return nullptr;
   return io;
 }

@@ -28,8 +28,9 @@ struct Place {
 
 class Walker {
  public:
-  Walker(const SnapshotLimits& limits, const SnapshotHooks& hooks, FileIo& io, WalkResult& out)
-      : limits(limits), hooks(hooks), io(io), out(out) {}
+  Walker(const SnapshotLimits& limits, const SnapshotHooks& hooks,
+         const std::function<FileIo&(size_t)>& ioFor, WalkResult& out)
+      : limits(limits), hooks(hooks), ioFor(ioFor), out(out) {}
 
   void walkRoot(size_t index, const std::string& root) {
     if (stopped()) return;
@@ -46,7 +47,7 @@ class Walker {
  private:
   const SnapshotLimits& limits;
   const SnapshotHooks& hooks;
-  FileIo& io;
+  const std::function<FileIo&(size_t)>& ioFor;
   WalkResult& out;
   std::string alias;           // "root_<i>:"
   std::string rootNormalized;  // for symlink containment
@@ -165,6 +166,7 @@ class Walker {
 
     // Children are lstat'ed a batch ahead (io_uring submits the batch at once), but only as far
     // as the entry budget can still record them.
+    FileIo& io = ioFor(out.entries.size());
     std::vector<EntryStat> stats(names.size());
     size_t fetched = 0;
     for (size_t k = 0; k < names.size(); ++k) {
@@ -216,9 +218,10 @@ class Walker {
 }  // namespace
 
 WalkResult walkRoots(const std::vector<std::string>& roots, const SnapshotLimits& limits,
-                     const SnapshotHooks& hooks, FileIo& io) {
+                     const SnapshotHooks& hooks,
+                     const std::function<FileIo&(size_t entriesRecorded)>& ioFor) {
   WalkResult result;
-  Walker walker(limits, hooks, io, result);
+  Walker walker(limits, hooks, ioFor, result);
   for (size_t i = 0; i < roots.size(); ++i)
     walker.walkRoot(i, roots[i]);
   return result;

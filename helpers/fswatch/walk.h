@@ -9,6 +9,7 @@
 // WalkResult::failure; everything recorded before it stays, so that a hash failure of an earlier
 // file can still be reported first.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct WalkResult {
 };
 
 WalkResult walkRoots(const std::vector<std::string>& roots, const SnapshotLimits& limits,
-                     const SnapshotHooks& hooks, FileIo& io);
+                     const SnapshotHooks& hooks,
+                     const std::function<FileIo&(size_t entriesRecorded)>& ioFor);
+// `ioFor` picks the FileIo for each directory's lstat batches, given how many entries the walk
+// has recorded so far (`auto` moves from plain syscalls to io_uring once a tree proves large).
 
 }  // namespace rea::helper

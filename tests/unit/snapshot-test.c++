@@ -451,6 +451,47 @@ TEST(SnapshotBackends, PlainAndUringGiveIdenticalSnapshots) {
   }
 }
 
+TEST(SnapshotBackends, AutoKeepsSmallTreesOnPlainSyscallsAndLargeOnesOnIoUring) {
+  if (!uringAvailable()) GTEST_SKIP() << "io_uring is not available here";
+  Scratch s;
+  s.dir("small");
+  s.file("small/one", "1");
+  s.dir("large");
+  for (int f = 0; f < 300; ++f)
+    s.file("large/f" + std::to_string(f), std::to_string(f));
+  auto small = takeSnapshot({s.at("small")}, {}, SnapshotBackend::AUTO);
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(small));
+  EXPECT_EQ(std::get<Snapshot>(small).backendUsed, SnapshotBackend::PLAIN);
+  auto large = takeSnapshot({s.at("large")}, {}, SnapshotBackend::AUTO);
+  auto plain = takeSnapshot({s.at("large")}, {}, SnapshotBackend::PLAIN);
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(large));
+  EXPECT_EQ(std::get<Snapshot>(large).backendUsed, SnapshotBackend::URING);
+  EXPECT_TRUE(std::get<Snapshot>(large).entries == std::get<Snapshot>(plain).entries);
+}
+
+TEST_P(SnapshotTest, ASnapshotterReusedAfterACancelledSnapshotStartsAfresh) {
+  Scratch s;
+  s.dir("root");
+  s.file("root/a", "a");
+  s.file("root/b", "old");
+  Snapshotter snapshotter(GetParam());
+  int polls = 0;
+  SnapshotHooks hooks;
+  hooks.cancelled = [&]() { return ++polls == 5; };  // root, a, b; hash a; then before hash b
+  SnapshotResult cancelled = snapshotter.take({s.at("root")}, {}, hooks);
+  ASSERT_TRUE(std::holds_alternative<SnapshotFailure>(cancelled));
+  EXPECT_EQ(std::get<SnapshotFailure>(cancelled).entry, "root_0:b");
+
+  // io_uring hashed "b" ahead, before the cancellation. Now "a" is large (hashed on its own,
+  // not in a batch with "b"), so only a fresh start keeps the old result for "b" from coming back.
+  s.file("root/a", std::string(300000, 'a'));
+  s.file("root/b", "new");
+  SnapshotResult again = snapshotter.take({s.at("root")}, {});
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(again));
+  EXPECT_EQ(std::get<Snapshot>(again).entries[1].sha256, sha(std::string(300000, 'a')));
+  EXPECT_EQ(std::get<Snapshot>(again).entries[2].sha256, sha("new"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Unreadable entries. The tests run as root, which reads everything, so the snapshot runs in a
 // forked child that has dropped to uid/gid 65534 (nobody); the child reports the outcome on a
