@@ -67,10 +67,14 @@ FileIo* Snapshotter::uringIo() {
 
 SnapshotResult Snapshotter::take(const std::vector<std::string>& roots,
                                  const SnapshotLimits& limits, const SnapshotHooks& hooks) {
+  // `auto`: a ring set up by an earlier snapshot costs nothing more and wins on every tree;
+  // without one, only a tree that proves large pays for setting one up.
+  bool ringReady = uring != nullptr;
   bool usedUring = false;
   auto ioFor = [&](size_t entriesRecorded) -> FileIo& {
     bool wanted = backend == SnapshotBackend::URING ||
-                  (backend == SnapshotBackend::AUTO && entriesRecorded >= AUTO_URING_WALK_ENTRIES);
+                  (backend == SnapshotBackend::AUTO &&
+                   (ringReady || entriesRecorded >= AUTO_URING_WALK_ENTRIES));
     if (wanted) {
       if (FileIo* io = uringIo()) {
         usedUring = true;
@@ -84,7 +88,8 @@ SnapshotResult Snapshotter::take(const std::vector<std::string>& roots,
 
   FileIo* io = &plainIo();
   if (backend == SnapshotBackend::URING ||
-      (backend == SnapshotBackend::AUTO && hashingWorthARing(walk.jobs, limits.fileBytes))) {
+      (backend == SnapshotBackend::AUTO &&
+       (ringReady || uring != nullptr || hashingWorthARing(walk.jobs, limits.fileBytes)))) {
     if (FileIo* ring = uringIo()) {
       io = ring;
       usedUring = true;

@@ -33,8 +33,9 @@ struct SnapshotLimits {
 };
 
 enum class SnapshotBackend {
-  AUTO,   // plain syscalls for small trees, io_uring once a tree proves large (measured in
-          // bench/README.md: a ring costs milliseconds to set up, then wins per entry)
+  AUTO,   // io_uring once a tree proves large or when the Snapshotter already has a ring,
+          // else plain syscalls (bench/README.md: a ring costs milliseconds to set up, then
+          // wins on every tree)
   PLAIN,  // plain syscalls only
   URING,  // io_uring for everything; plain when a ring cannot be set up
 };

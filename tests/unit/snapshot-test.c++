@@ -451,7 +451,7 @@ TEST(SnapshotBackends, PlainAndUringGiveIdenticalSnapshots) {
   }
 }
 
-TEST(SnapshotBackends, AutoKeepsSmallTreesOnPlainSyscallsAndLargeOnesOnIoUring) {
+TEST(SnapshotBackends, AutoSetsUpIoUringOnlyForLargeTreesThenKeepsUsingIt) {
   if (!uringAvailable()) GTEST_SKIP() << "io_uring is not available here";
   Scratch s;
   s.dir("small");
@@ -467,6 +467,15 @@ TEST(SnapshotBackends, AutoKeepsSmallTreesOnPlainSyscallsAndLargeOnesOnIoUring) 
   ASSERT_TRUE(std::holds_alternative<Snapshot>(large));
   EXPECT_EQ(std::get<Snapshot>(large).backendUsed, SnapshotBackend::URING);
   EXPECT_TRUE(std::get<Snapshot>(large).entries == std::get<Snapshot>(plain).entries);
+
+  // Once a Snapshotter has set up a ring, small trees use it too.
+  Snapshotter snapshotter(SnapshotBackend::AUTO);
+  EXPECT_EQ(std::get<Snapshot>(snapshotter.take({s.at("small")}, {})).backendUsed,
+            SnapshotBackend::PLAIN);
+  EXPECT_EQ(std::get<Snapshot>(snapshotter.take({s.at("large")}, {})).backendUsed,
+            SnapshotBackend::URING);
+  EXPECT_EQ(std::get<Snapshot>(snapshotter.take({s.at("small")}, {})).backendUsed,
+            SnapshotBackend::URING);
 }
 
 TEST_P(SnapshotTest, ASnapshotterReusedAfterACancelledSnapshotStartsAfresh) {
