@@ -12,6 +12,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <seccomp.h>
 
 #include "evidence/sha256.h"
 #include "supervisor/temp-root.h"
@@ -506,26 +507,14 @@ TEST_P(SnapshotTest, ASnapshotterReusedAfterACancelledSnapshotStartsAfresh) {
 // forked child that has dropped to uid/gid 65534 (nobody); the child reports the outcome on a
 // pipe as "operation errno entry path" or "ok" / "ok truncated".
 
-std::string snapshotAsNobody(const std::vector<std::string>& roots, SnapshotBackend backend,
-                             const SnapshotLimits& limits = {}) {
+// Runs `job` in a forked child and returns what it reported (its return value).
+std::string runInChild(const std::function<std::string()>& job) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return "pipe failed";
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    std::string report;
-    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
-        setresuid(65534, 65534, 65534) != 0) {
-      report = "cannot drop privileges";
-    } else {
-      SnapshotResult result = takeSnapshot(roots, limits, backend);
-      if (auto* failure = std::get_if<SnapshotFailure>(&result)) {
-        report = failure->operation + " " + std::to_string(failure->error) + " " + failure->entry +
-                 " " + failure->path;
-      } else {
-        report = std::get<Snapshot>(result).truncated ? "ok truncated" : "ok";
-      }
-    }
+    std::string report = job();
     (void)!write(fds[1], report.data(), report.size());
     _exit(0);
   }
@@ -539,6 +528,25 @@ std::string snapshotAsNobody(const std::vector<std::string>& roots, SnapshotBack
   int status = 0;
   waitpid(pid, &status, 0);
   return report;
+}
+
+std::string describe(const SnapshotResult& result) {
+  if (auto* failure = std::get_if<SnapshotFailure>(&result)) {
+    return failure->operation + " " + std::to_string(failure->error) + " " + failure->entry + " " +
+           failure->path;
+  }
+  return std::get<Snapshot>(result).truncated ? "ok truncated" : "ok";
+}
+
+std::string snapshotAsNobody(const std::vector<std::string>& roots, SnapshotBackend backend,
+                             const SnapshotLimits& limits = {}) {
+  return runInChild([&]() -> std::string {
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 65534, 65534) != 0) {
+      return "cannot drop privileges";
+    }
+    return describe(takeSnapshot(roots, limits, backend));
+  });
 }
 
 class UnreadableTest : public SnapshotTest {};
@@ -595,6 +603,30 @@ INSTANTIATE_TEST_SUITE_P(Backends, UnreadableTest,
                          [](const testing::TestParamInfo<SnapshotBackend>& info) {
                            return std::string(snapshotBackendName(info.param));
                          });
+
+// io_uring refused the way a seccomp policy or `kernel.io_uring_disabled` refuses it: the
+// snapshot falls back to plain syscalls, with the same result.
+TEST(SnapshotBackends, FallsBackToPlainSyscallsWhenIoUringIsRefused) {
+  Scratch s;
+  s.dir("root");
+  s.file("root/f", "f");
+  std::string report = runInChild([&]() -> std::string {
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    if (filter == nullptr ||
+        seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(io_uring_setup), 0) != 0 ||
+        seccomp_load(filter) != 0) {
+      return "cannot install the filter";
+    }
+    seccomp_release(filter);
+    if (uringAvailable()) return "io_uring still available";
+    SnapshotResult result = takeSnapshot({s.at("root")}, {}, SnapshotBackend::URING);
+    if (!std::holds_alternative<Snapshot>(result)) return describe(result);
+    const Snapshot& snapshot = std::get<Snapshot>(result);
+    return std::string(snapshotBackendName(snapshot.backendUsed)) + " " +
+           std::to_string(snapshot.entries.size()) + " " + snapshot.entries[1].sha256.value_or("");
+  });
+  EXPECT_EQ(report, "plain 2 " + sha("f"));
+}
 
 }  // namespace
 }  // namespace rea::helper
