@@ -160,7 +160,6 @@ namespace {
 
 class PlainFileIo final : public FileIo {
  public:
-  SnapshotBackend kind() const override { return SnapshotBackend::PLAIN; }
   size_t statBatchSize() const override { return 1; }
 
   void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) override {

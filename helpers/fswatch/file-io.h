@@ -81,8 +81,6 @@ class FileIo {
  public:
   virtual ~FileIo() noexcept(false) = default;
 
-  virtual SnapshotBackend kind() const = 0;
-
   virtual size_t statBatchSize() const = 0;
   // How many names lstatChildren() likes to receive at once (the walk asks ahead that far).
 

@@ -55,7 +55,6 @@ class UringFileIo final : public FileIo {
            io_uring_register(ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) >= 0;
   }
 
-  SnapshotBackend kind() const override { return SnapshotBackend::URING; }
   size_t statBatchSize() const override { return STAT_BATCH; }
 
   void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) override {
