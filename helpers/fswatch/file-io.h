@@ -102,9 +102,15 @@ HashOutcome hashWithSyscalls(const HashJob& job, std::vector<char>& buffer,
                              const SnapshotHooks& hooks);
 // The plain-syscall hash of one file with `buffer` (resized to 1 MiB if smaller) for reads.
 
+inline constexpr uint64_t URING_SMALL_FILE_BYTES = 256 * 1024;
+// Files up to this size are read by the io_uring FileIo in batches, one read request each.
+
 std::unique_ptr<FileIo> newPlainFileIo();
-std::unique_ptr<FileIo> newUringFileIo();
+std::unique_ptr<FileIo> newUringFileIo(bool streamLargeFiles);
 // nullptr when the ring cannot be set up (io_uring disabled by sysctl, filtered by seccomp, or
-// too old a kernel for ring restrictions).
+// too old a kernel for ring restrictions). `streamLargeFiles`: read files above
+// URING_SMALL_FILE_BYTES through the ring too (block k+1 in an io-wq worker while block k is
+// hashed); false hashes them with plain read() calls, which measured as fast or faster
+// (bench/README.md).
 
 }  // namespace rea::helper

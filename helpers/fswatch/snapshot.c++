@@ -1,6 +1,5 @@
 #include "helpers/fswatch/snapshot.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -28,22 +27,21 @@ std::string SnapshotFailure::message() const {
 }
 
 bool uringAvailable() {
-  return newUringFileIo() != nullptr;
+  return newUringFileIo(false) != nullptr;
 }
 
 namespace {
 
 // `auto` thresholds (bench/README.md): below them a ring's set-up cost outweighs its gain.
-constexpr size_t AUTO_URING_WALK_ENTRIES = 256;       // walk: statx batches from this entry on
-constexpr size_t AUTO_URING_HASH_FILES = 256;         // hashing: this many files ...
-constexpr uint64_t AUTO_URING_HASH_BYTES = 32 << 20;  // ... or this many bytes to hash
+constexpr size_t AUTO_URING_WALK_ENTRIES = 256;  // walk: statx batches from this entry on
+constexpr size_t AUTO_URING_HASH_FILES = 256;    // hashing: this many small files
 
-bool hashingWorthARing(const std::vector<HashJob>& jobs, uint64_t budget) {
-  if (jobs.size() >= AUTO_URING_HASH_FILES) return true;
-  uint64_t bytes = 0;
-  for (const auto& job : jobs)
-    bytes += static_cast<uint64_t>(job.stat.size);
-  return std::min(bytes, budget) >= AUTO_URING_HASH_BYTES;
+bool hashingWorthARing(const std::vector<HashJob>& jobs) {
+  size_t small = 0;
+  for (const auto& job : jobs) {
+    small += static_cast<uint64_t>(job.stat.size) <= URING_SMALL_FILE_BYTES;
+  }
+  return small >= AUTO_URING_HASH_FILES;
 }
 
 }  // namespace
@@ -59,7 +57,9 @@ FileIo& Snapshotter::plainIo() {
 
 FileIo* Snapshotter::uringIo() {
   if (uring == nullptr && !uringUnavailable) {
-    uring = newUringFileIo();
+    // Large files stream through the ring only when io_uring was asked for explicitly: `auto`
+    // reads them with read(), which measured as fast or faster here (bench/README.md).
+    uring = newUringFileIo(backend == SnapshotBackend::URING);
     uringUnavailable = uring == nullptr;
   }
   return uring.get();
@@ -89,7 +89,7 @@ SnapshotResult Snapshotter::take(const std::vector<std::string>& roots,
   FileIo* io = &plainIo();
   if (backend == SnapshotBackend::URING ||
       (backend == SnapshotBackend::AUTO &&
-       (ringReady || uring != nullptr || hashingWorthARing(walk.jobs, limits.fileBytes)))) {
+       (ringReady || uring != nullptr || hashingWorthARing(walk.jobs)))) {
     if (FileIo* ring = uringIo()) {
       io = ring;
       usedUring = true;

@@ -33,11 +33,12 @@ struct SnapshotLimits {
 };
 
 enum class SnapshotBackend {
-  AUTO,   // io_uring once a tree proves large or when the Snapshotter already has a ring,
-          // else plain syscalls (bench/README.md: a ring costs milliseconds to set up, then
-          // wins on every tree)
+  AUTO,   // what measured fastest (bench/README.md): plain syscalls for small trees (a ring
+          // costs milliseconds to set up); io_uring batches for the lstat/open/read of many
+          // small files once a tree proves large, or whenever the Snapshotter already has a
+          // ring; plain read() for files over 256 KiB
   PLAIN,  // plain syscalls only
-  URING,  // io_uring for everything; plain when a ring cannot be set up
+  URING,  // io_uring for everything, large files included; plain when no ring can be set up
 };
 
 const char* snapshotBackendName(SnapshotBackend backend);  // "auto", "plain", "uring"

@@ -21,15 +21,16 @@ namespace rea::helper {
 namespace {
 
 constexpr unsigned RING_ENTRIES = 256;
-constexpr size_t STAT_BATCH = 128;                 // statx per submission during the walk
-constexpr size_t BATCH_FILES = 64;                 // small files per hash batch (2 SQEs each)
-constexpr size_t BATCH_SCAN = 4096;                // how far a batch plan looks ahead
-constexpr uint64_t SMALL_FILE_BYTES = 256 * 1024;  // read with one request inside a batch
-constexpr uint64_t BATCH_BYTES = 8 << 20;          // buffer bytes of one batch
-constexpr size_t STREAM_BLOCK = 1 << 20;           // read size for large files
+constexpr size_t STAT_BATCH = 128;         // statx per submission during the walk
+constexpr size_t BATCH_FILES = 64;         // small files per hash batch (2 SQEs each)
+constexpr size_t BATCH_SCAN = 4096;        // how far a batch plan looks ahead
+constexpr uint64_t BATCH_BYTES = 8 << 20;  // buffer bytes of one batch
+constexpr size_t STREAM_BLOCK = 1 << 20;   // read size for large files
 
 class UringFileIo final : public FileIo {
  public:
+  explicit UringFileIo(bool streamLargeFiles) : streamLargeFiles(streamLargeFiles) {}
+
   ~UringFileIo() noexcept(false) {
     if (initialised) io_uring_queue_exit(&ring);
   }
@@ -82,8 +83,9 @@ class UringFileIo final : public FileIo {
                    const SnapshotHooks& hooks) override {
     auto found = ready.find(index);
     if (found == ready.end()) {
-      if (static_cast<uint64_t>(jobs[index].stat.size) > SMALL_FILE_BYTES) {
-        return streamHash(jobs[index], hooks);
+      if (static_cast<uint64_t>(jobs[index].stat.size) > URING_SMALL_FILE_BYTES) {
+        return streamLargeFiles ? streamHash(jobs[index], hooks)
+                                : hashWithSyscalls(jobs[index], fallbackBuffer, hooks);
       }
       hashBatch(jobs, planBatch(jobs, index, budget), hooks);
       found = ready.find(index);
@@ -95,6 +97,7 @@ class UringFileIo final : public FileIo {
   }
 
  private:
+  const bool streamLargeFiles;
   io_uring ring;
   bool initialised = false;
   std::vector<struct statx> statxBuffers;
@@ -158,7 +161,7 @@ class UringFileIo final : public FileIo {
       auto size = static_cast<uint64_t>(jobs[j].stat.size);
       if (size > left) continue;
       left -= size;
-      if (size > SMALL_FILE_BYTES) continue;  // streamed when asked for
+      if (size > URING_SMALL_FILE_BYTES) continue;  // hashed on its own when asked for
       if (!batch.empty() && bytes + size + 1 > BATCH_BYTES) break;
       batch.push_back(j);
       bytes += size + 1;
@@ -332,8 +335,8 @@ class UringFileIo final : public FileIo {
 
 }  // namespace
 
-std::unique_ptr<FileIo> newUringFileIo() {
-  auto io = std::make_unique<UringFileIo>();
+std::unique_ptr<FileIo> newUringFileIo(bool streamLargeFiles) {
+  auto io = std::make_unique<UringFileIo>(streamLargeFiles);
   if (!io->init()) return nullptr;
   return io;
 }
