@@ -1,0 +1,243 @@
+#include "helpers/pty/screen-serializer.h"
+
+#include <algorithm>
+
+namespace rea::helper {
+
+namespace {
+
+void appendNumber(std::string& out, uint32_t n) {
+  char digits[10];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  while (count > 0) out.push_back(digits[--count]);
+}
+
+void appendCsi(std::string& out, uint32_t n, char final) {
+  out += "\x1b[";
+  appendNumber(out, n);
+  out.push_back(final);
+}
+
+void appendColor(std::string& out, Color color, uint32_t base, uint32_t brightBase) {
+  if (color == DEFAULT_COLOR) return;
+  out.push_back(';');
+  if ((color & INDEXED_COLOR) != 0) {
+    uint32_t index = color & 0xff;
+    if (index < 8) {
+      appendNumber(out, base + index);
+    } else if (index < 16) {
+      appendNumber(out, brightBase + index - 8);
+    } else {
+      appendNumber(out, base + 8);
+      out += ";5;";
+      appendNumber(out, index);
+    }
+  } else {
+    appendNumber(out, base + 8);
+    out += ";2;";
+    appendNumber(out, (color >> 16) & 0xff);
+    out.push_back(';');
+    appendNumber(out, (color >> 8) & 0xff);
+    out.push_back(';');
+    appendNumber(out, color & 0xff);
+  }
+}
+
+// Appends one row's encoding (serializer step 1); returns the column where a terminal's cursor
+// is left after it (the last column stands for a pending wrap, as in the terminal itself).
+int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::string& out) {
+  int end = std::min(static_cast<int>(row.cells.size()), columns);
+  while (end > 0 && row.cells[end - 1].isEmpty() && row.cells[end - 1].pen.isDefault()) end--;
+  Pen pen;
+  bool protectedPen = false;
+  auto usePen = [&](const Pen& wanted) {
+    if (wanted != pen) {
+      pen = wanted;
+      appendPen(out, pen);
+    }
+  };
+  int cursor = 0;
+  int col = 0;
+  while (col < end) {
+    const Cell& cell = row.cells[col];
+    if (cell.isEmpty()) {
+      int run = 1;
+      while (col + run < end && row.cells[col + run].isEmpty() &&
+             row.cells[col + run].pen == cell.pen) {
+        run++;
+      }
+      if (!cell.pen.isDefault()) {
+        usePen(cell.pen);
+        appendCsi(out, run, 'X');
+      }
+      col += run;
+      if (col < end) {
+        appendCsi(out, run, 'C');
+        cursor = col;
+      }
+      continue;
+    }
+    if (cell.isSpacer()) {  // unreachable while wide glyphs stay whole; skipping is safe anyway
+      col++;
+      continue;
+    }
+    bool wantProtected = (cell.pen.attrs & CELL_PROTECTED) != 0;
+    if (wantProtected != protectedPen) {
+      protectedPen = wantProtected;
+      out += protectedPen ? "\x1b[1\"q" : "\x1b[0\"q";
+    }
+    usePen(cell.pen);
+    appendCellText(out, cell.ch, clusters);
+    col += cell.isWide() ? 2 : 1;
+    cursor = col;
+  }
+  if (!pen.isDefault()) out += "\x1b[0m";
+  if (protectedPen) out += "\x1b[0\"q";
+  return std::min(cursor, columns - 1);
+}
+
+void appendMoves(std::string& out, CursorPosition from, CursorPosition to) {
+  if (to.row > from.row) appendCsi(out, to.row - from.row, 'B');
+  if (to.row < from.row) appendCsi(out, from.row - to.row, 'A');
+  if (to.col > from.col) appendCsi(out, to.col - from.col, 'C');
+  if (to.col < from.col) appendCsi(out, from.col - to.col, 'D');
+}
+
+// Appends the visible rows of the normal or the alternate buffer joined by CR LF, all of them or
+// without the trailing ones that encode to nothing; returns where the cursor is left.
+CursorPosition appendVisibleRows(const ScreenModel& model, bool normalBuffer, bool keepTrailing,
+                                 std::string& out) {
+  std::vector<std::string> encoded(model.rows());
+  std::vector<int> endCols(model.rows());
+  int last = -1;
+  for (int row = 0; row < model.rows(); row++) {
+    const Row& source = normalBuffer ? model.normalRow(row) : model.visibleRow(row);
+    endCols[row] = encodeRow(source, model.columns(), model.clusters(), encoded[row]);
+    if (!encoded[row].empty()) last = row;
+  }
+  if (keepTrailing) last = model.rows() - 1;
+  for (int row = 0; row <= last; row++) {
+    if (row > 0) out += "\r\n";
+    out += encoded[row];
+  }
+  return last < 0 ? CursorPosition{0, 0} : CursorPosition{last, endCols[last]};
+}
+
+}  // namespace
+
+void appendPen(std::string& out, const Pen& pen) {
+  out += "\x1b[0";
+  uint32_t attrs = pen.attrs;
+  if (attrs & ATTR_BOLD) out += ";1";
+  if (attrs & ATTR_ITALIC) out += ";3";
+  switch ((attrs & ATTR_UNDERLINE_MASK) >> ATTR_UNDERLINE_SHIFT) {
+    case 1:
+      out += ";4";
+      break;
+    case 2:
+      out += ";21";
+      break;
+    case 3:
+      out += ";4:3";
+      break;
+  }
+  if (attrs & ATTR_BLINK) out += ";5";
+  if (attrs & ATTR_REVERSE) out += ";7";
+  if (attrs & ATTR_STRIKE) out += ";9";
+  uint32_t font = (attrs & ATTR_FONT_MASK) >> ATTR_FONT_SHIFT;
+  if (font != 0) {
+    out.push_back(';');
+    appendNumber(out, 10 + font);
+  }
+  appendColor(out, pen.fg, 30, 90);
+  appendColor(out, pen.bg, 40, 100);
+  out.push_back('m');
+}
+
+std::vector<std::string> renderLines(const ScreenModel& model) {
+  std::vector<std::string> lines(model.rows());
+  size_t columns = model.columns();
+  for (int row = 0; row < model.rows(); row++) {
+    const Row& source = model.visibleRow(row);
+    std::string& line = lines[row];
+    line.reserve(columns);
+    size_t units = 0;
+    size_t stored = std::min(source.cells.size(), columns);
+    for (size_t col = 0; col < stored; col++) {
+      const Cell& cell = source.cells[col];
+      if (cell.isSpacer()) continue;
+      if (cell.isEmpty()) {
+        line.push_back(' ');
+        units++;
+      } else if (cell.ch < 0x80) {
+        line.push_back(static_cast<char>(cell.ch));
+        units++;
+      } else {
+        appendCellText(line, cell.ch, model.clusters());
+        units += cellUtf16Length(cell.ch, model.clusters());
+      }
+    }
+    if (units < columns) line.append(columns - units, ' ');
+  }
+  return lines;
+}
+
+bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosition cursor,
+                     CursorPosition normalCursor, size_t limit, std::string& out) {
+  size_t scrollback = model.scrollbackSize();
+  const ClusterTable& clusters = model.clusters();
+
+  // Everything after the scrollback first: its size decides whether the frame fits at all.
+  std::string tail;
+  CursorPosition at = appendVisibleRows(model, true, scrollback > 0, tail);
+  if (model.alternate()) {
+    normalCursor.row = std::clamp(normalCursor.row, 0, model.rows() - 1);
+    normalCursor.col = std::clamp(normalCursor.col, 0, model.columns() - 1);
+    appendMoves(tail, at, normalCursor);
+    tail += "\x1b[?1049h\x1b[H";
+    at = appendVisibleRows(model, false, false, tail);
+  }
+  if (modes.usesAbsoluteCursor()) {
+    modes.appendCursorModes(tail);
+    modes.appendOtherModes(tail);
+    int row = cursor.row + 1 - (modes.origin() ? modes.regionTop() : 0);
+    int col = cursor.col + 1 - (modes.origin() ? modes.regionLeft() : 0);
+    tail += "\x1b[";
+    appendNumber(tail, std::max(row, 1));
+    tail.push_back(';');
+    appendNumber(tail, std::max(col, 1));
+    tail.push_back('H');
+  } else {
+    modes.appendOtherModes(tail);
+    appendMoves(tail, at, cursor);
+  }
+  if (!model.pen().isDefault()) appendPen(tail, model.pen());
+
+  size_t total = tail.size();
+  for (size_t i = 0; i < scrollback; i++) {
+    Row& row = model.scrollbackRow(i);
+    if (!row.encodedValid) {
+      row.encoded.clear();
+      encodeRow(row, model.columns(), clusters, row.encoded);
+      row.encodedValid = true;
+    }
+    total += row.encoded.size() + 2;
+    if (total > limit) return false;
+  }
+  if (total > limit) return false;
+
+  out.clear();
+  out.reserve(total);
+  for (size_t i = 0; i < scrollback; i++) {
+    out += model.scrollbackRow(i).encoded;
+    out += "\r\n";
+  }
+  out += tail;
+  return true;
+}
+
+}  // namespace rea::helper
