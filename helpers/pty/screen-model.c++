@@ -181,7 +181,9 @@ int ScreenModel::resize(int columns, int rows, int cursorRow) {
     }
     if (firstBlank > rows) {
       scrollRows(0, height, firstBlank - rows);
-      delta -= firstBlank - rows;
+      // libvterm's screen layer lets this push the cursor above row 0 (its state layer then
+      // indexes row -1); the cursor stays on the top row instead.
+      delta -= std::min(firstBlank - rows, std::max(cursorRow, 0));
     }
   }
   if (columns < cols) {

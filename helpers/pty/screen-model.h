@@ -71,7 +71,9 @@ class ScreenModel {
   // and loses rows, rows below the cursor that hold no text are dropped first and then rows go
   // from the top into scrollback; when it gains rows, rows come back from scrollback. Narrower
   // columns truncate every row (also scrollback). Returns how far the cursor row must move
-  // (libvterm's resize delta).
+  // (libvterm's resize delta), never above the top row: libvterm's screen layer would move it
+  // to row -1 when text below the cursor scrolls it off, and its state layer then writes out of
+  // bounds.
 
   void clearScrollback();
   // ED 3 (ESC[3J), which xterm supports and libvterm 0.1.4 ignores.

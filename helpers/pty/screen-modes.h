@@ -48,6 +48,8 @@ class TerminalModes {
   bool leftRightMargins() const { return (decModes & bit(DEC_MARGINS)) != 0; }
   int regionTop() const { return top; }
   int regionLeft() const { return leftRightMargins() ? left : 0; }
+  int marginLeft() const { return left; }
+  // The left margin as set by DECSLRM, whether ?69 makes it apply or not.
 
  private:
   // Index of each tracked DEC mode in decModes.

@@ -7,6 +7,7 @@
 
 #include <vterm.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -112,10 +113,31 @@ struct Renderer::Impl final : private ControlSink {
     if (sequence.csi && sequence.plain() && sequence.final == 'J' && sequence.param(0, 0) == 3) {
       // ED 3: libvterm 0.1.4 ignores it; xterm clears the scrollback. Apply it at its place in
       // the stream: everything before it must reach libvterm first.
-      write(chunk.substr(fedUpTo, end - fedUpTo));
-      fedUpTo = end;
+      writeUpTo(end);
       model.clearScrollback();
+    } else if (restoresSavedCursor(sequence)) {
+      // libvterm 0.1.4 restores a cursor saved before a shrinking resize as it was, off the
+      // screen, and then reads and writes its per-row arrays at that row. Put it back on the
+      // screen (clamped, as xterm does) before libvterm sees another byte.
+      writeUpTo(end);
+      CursorPosition pos = cursor();
+      if (pos.row >= model.rows() || pos.col >= model.columns()) {
+        write(clampedCursorMove(pos));
+      }
     }
+  }
+
+  void writeUpTo(size_t end) {
+    write(chunk.substr(fedUpTo, end - fedUpTo));
+    fedUpTo = end;
+  }
+
+  std::string clampedCursorMove(CursorPosition pos) const {
+    // CUP counts from the region's top (and left margin) in origin mode.
+    int row = std::min(pos.row, model.rows() - 1) - (modes.origin() ? modes.regionTop() : 0);
+    int col = std::min(pos.col, model.columns() - 1) - (modes.origin() ? modes.regionLeft() : 0);
+    return "\x1b[" + std::to_string(std::max(row, 0) + 1) + ";" + std::to_string(std::max(col, 0) + 1) +
+           "H";
   }
 
   // libvterm state-layer callbacks ------------------------------------------------------------
@@ -239,7 +261,17 @@ void Renderer::feed(std::string_view bytes) { impl->feed(bytes); }
 void Renderer::resize(int columns, int rows) {
   checkSize(columns, rows);
   if (impl->emulating) {
+    // libvterm 0.1.4 clamps the bottom of the scroll region on a resize but not its top: a
+    // region starting on a row that no longer exists makes the next scroll memmove out of
+    // bounds. Reset such a region (and such margins) as xterm would on a resize, putting the
+    // cursor back where the resize left it.
+    bool badRegion = impl->modes.regionTop() >= rows || impl->modes.marginLeft() >= columns;
     vterm_set_size(impl->vt, rows, columns);
+    if (badRegion) {
+      CursorPosition cursor = impl->cursor();
+      impl->feed("\x1b[r\x1b[s\x1b[" + std::to_string(cursor.row + 1) + ";" +
+                 std::to_string(cursor.col + 1) + "H");
+    }
   } else {
     impl->lastCursor.row = std::min(impl->lastCursor.row, rows - 1);
     impl->lastCursor.col = std::min(impl->lastCursor.col, columns - 1);

@@ -14,6 +14,18 @@ constexpr int32_t PARAM_CAP = 100000;  // larger values are clamped (nothing we 
 
 }  // namespace
 
+bool restoresSavedCursor(const ControlSequence& sequence) {
+  if (!sequence.csi) return sequence.intermediateCount == 0 && sequence.final == '8';
+  if (sequence.plain() && sequence.final == 'u') return true;
+  if (sequence.leader != '?' || sequence.intermediateCount != 0 || sequence.final != 'l') {
+    return false;
+  }
+  for (int i = 0; i < sequence.paramCount; i++) {
+    if (sequence.params[i] == 1048 || sequence.params[i] == 1049) return true;
+  }
+  return false;
+}
+
 void ControlScanner::startEscape() {
   state = State::ESCAPE;
   current.csi = false;

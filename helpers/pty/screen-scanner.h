@@ -39,6 +39,11 @@ struct ControlSequence {
   bool plain() const { return leader == 0 && intermediateCount == 0; }
 };
 
+bool restoresSavedCursor(const ControlSequence& sequence);
+// True for DECRC (ESC 8), CSI u (SCORC) and CSI ? 1048 l / ? 1049 l. libvterm 0.1.4 restores a
+// saved cursor without clamping it to the current size, so after one of these the Renderer
+// checks the cursor (see Renderer::Impl::onSequence).
+
 class ControlSink {
  public:
   virtual void onSequence(const ControlSequence& sequence, size_t end) = 0;

@@ -181,6 +181,10 @@ std::vector<std::string> renderLines(const ScreenModel& model) {
         units += cellUtf16Length(cell.ch, model.clusters());
       }
     }
+    // Cells past the stored part are empty: one space each. Then pad for the wide glyphs that
+    // took two columns but one UTF-16 code unit.
+    line.append(columns - stored, ' ');
+    units += columns - stored;
     if (units < columns) line.append(columns - units, ' ');
   }
   return lines;

@@ -86,7 +86,8 @@ TEST(ScreenRenderer, EmptiesTheOtherHalfOfAnOverwrittenWideCharacter) {
 
 TEST(ScreenRenderer, KeepsCombiningMarksWithTheirBase) {
   RenderedScreen frame = render("e\xcc\x81x", 5, 1);
-  EXPECT_EQ(frame.lines[0], "e\xcc\x81x  ");  // 3 UTF-16 units, then 2 spaces
+  // One space per empty cell: the mark makes the line one UTF-16 unit longer than the width.
+  EXPECT_EQ(frame.lines[0], "e\xcc\x81x   ");
   EXPECT_EQ(frame.cursorX, 2);
 }
 
@@ -95,7 +96,7 @@ TEST(ScreenRenderer, CombinesAMarkThatArrivesInALaterChunk) {
   renderer.feed("e");
   renderer.feed("\xcc");
   renderer.feed("\x81");
-  EXPECT_EQ(renderer.snapshot().lines[0], "e\xcc\x81   ");
+  EXPECT_EQ(renderer.snapshot().lines[0], "e\xcc\x81    ");  // one space per empty cell
 }
 
 TEST(ScreenRenderer, EntersAndLeavesTheAlternateScreen) {
