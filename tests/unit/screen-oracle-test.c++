@@ -12,6 +12,11 @@
 // selective erase leaves half a glyph behind; we protect (and keep) both halves. Nor does it
 // print a wide character where it cannot fit (one column, or the last column with autowrap
 // off): libvterm's screen layer then writes the right half past the end of its row.
+//
+// Known remaining differences, all libvterm artefacts, absent from these seeds (a few in 6000
+// other seeds): two orphaned halves that DCH/ICH or a margin scroll bring together look like one
+// wide glyph to libvterm, and an orphaned half makes a row non-blank for its resize rule; rows
+// popped back from scrollback lose DECSCA protection (VTermScreenCell cannot carry it).
 
 #include "helpers/pty/screen-modes.h"
 #include "helpers/pty/screen-renderer.h"
@@ -342,7 +347,7 @@ TEST(ScreenOracle, AgreesWithLibvtermsScreenLayerOnRandomStreams) {
   // REA_ORACLE_TRACE=1 prints each stream before libvterm's screen layer sees it, to find the
   // input when that layer crashes (it has bugs the Renderer does not share).
   bool trace = getenv("REA_ORACLE_TRACE") != nullptr;
-  for (unsigned seed = 1; seed <= 400; seed++) {
+  for (unsigned seed = 1; seed <= 1000; seed++) {
     std::mt19937 random(seed);
     int columns = 1 + static_cast<int>(random() % 16);
     int rows = 1 + static_cast<int>(random() % 8);
