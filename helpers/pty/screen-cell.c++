@@ -53,7 +53,8 @@ void Row::putGlyph(int col, int width, uint32_t ch, const Pen& pen, bool protect
   Cell& cell = cells[col];
   cell.ch = ch;
   cell.pen = pen;
-  cell.pen.attrs = (pen.attrs & PEN_ATTR_MASK) | flags | (wide ? CELL_WIDE : 0);
+  cell.pen.attrs = (pen.attrs & PEN_ATTR_MASK) | flags | (wide ? CELL_WIDE : 0) |
+                   (width < 1 ? CELL_ZERO_WIDTH : 0);
   if (wide) {
     Cell& spacer = cells[col + 1];
     spacer.ch = SPACER_CELL;

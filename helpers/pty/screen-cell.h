@@ -42,6 +42,7 @@ constexpr uint32_t ATTR_FONT_MASK = 15u << ATTR_FONT_SHIFT;
 constexpr uint32_t PEN_ATTR_MASK = 0xffff;
 constexpr uint32_t CELL_WIDE = 1u << 16;       // left half of a two-column glyph
 constexpr uint32_t CELL_PROTECTED = 1u << 17;  // DECSCA: selective erase skips it
+constexpr uint32_t CELL_ZERO_WIDTH = 1u << 18;  // a combining mark printed on its own (width 0)
 
 struct Pen {
   Color fg = DEFAULT_COLOR;
@@ -68,6 +69,7 @@ struct Cell {
   bool isEmpty() const { return ch == EMPTY_CELL; }
   bool isSpacer() const { return ch == SPACER_CELL; }
   bool isWide() const { return (pen.attrs & CELL_WIDE) != 0; }
+  bool isZeroWidth() const { return (pen.attrs & CELL_ZERO_WIDTH) != 0; }
 };
 
 class ClusterTable {
@@ -111,7 +113,9 @@ struct Row {
   // True if no cell holds a glyph (pens are ignored), like libvterm's vterm_screen_is_eol at 0.
 
   void putGlyph(int col, int width, uint32_t ch, const Pen& pen, bool protectedCell, int columns);
-  // Writes a glyph of `width` (0 counts as 1, 2 makes a wide glyph if it fits before `columns`).
+  // Writes a glyph of `width`: 2 makes a wide glyph if it fits before `columns` (else, on a
+  // one-column screen, it takes the cell alone); 0 (a combining mark libvterm could not attach
+  // to a base) is flagged CELL_ZERO_WIDTH.
 
   void erase(int start, int end, const Pen& pen, bool selective);
   // Empties cells [start, end) with `pen`; `selective` keeps protected cells (DECSED/DECSEL).

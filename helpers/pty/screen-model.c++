@@ -88,11 +88,18 @@ void ScreenModel::scrollRect(ScreenRect rect, int downward, int rightward) {
   int rowCount = rect.endRow - rect.startRow;
   int colCount = rect.endCol - rect.startCol;
   if (rowCount <= 0 || colCount <= 0 || (downward == 0 && rightward == 0)) return;
+  bool fullWidth = rightward == 0 && rect.startCol == 0 && rect.endCol == cols;
+  if (fullWidth && rect.startRow == 0 && downward >= rowCount) {
+    // Every row of a region at the top scrolls off: they go to scrollback, as in xterm.
+    // (libvterm just erases them, so a one-row screen would never keep any scrollback.)
+    scrollRows(rect.startRow, rect.endRow, rowCount);
+    return;
+  }
   if (std::abs(downward) >= rowCount || std::abs(rightward) >= colCount) {
     erase(rect, false);
     return;
   }
-  if (rightward == 0 && rect.startCol == 0 && rect.endCol == cols) {
+  if (fullWidth) {
     scrollRows(rect.startRow, rect.endRow, downward);
     return;
   }

@@ -52,8 +52,9 @@ class ScreenModel {
 
   void scrollRect(ScreenRect rect, int downward, int rightward);
   // Moves the rect's content up (downward > 0) / left (rightward > 0) and empties the exposed
-  // strip, exactly like libvterm's vterm_scroll_rect; a move of the whole height or width just
-  // empties the rect (and pushes nothing to scrollback).
+  // strip, like libvterm's vterm_scroll_rect; a move of the whole height or width just empties
+  // the rect, except that a full-width region at the top sends all its rows to scrollback
+  // (xterm does; libvterm drops them, so a one-row screen would never have scrollback).
 
   void moveRect(ScreenRect dest, ScreenRect src);
   // Copies cells from src to dest (same size) like memmove. Nothing enters scrollback: libvterm

@@ -125,7 +125,7 @@ bool TerminalModes::usesAbsoluteCursor() const {
   return leftRightMargins() || bottom >= 0 || top != 0 || right >= 0 || left != 0 || origin();
 }
 
-void TerminalModes::appendCursorModes(std::string& out) const {
+void TerminalModes::appendRegion(std::string& out) const {
   if (leftRightMargins()) out += "\x1b[?69h";
   if (right >= 0 || left != 0) {
     out += "\x1b[" + std::to_string(left + 1) + ";" +
@@ -135,20 +135,19 @@ void TerminalModes::appendCursorModes(std::string& out) const {
     out += "\x1b[" + std::to_string(top + 1) + ";" + std::to_string(bottom < 0 ? rows : bottom) +
            "r";
   }
-  if (origin()) out += "\x1b[?6h";
 }
 
 void TerminalModes::appendOtherModes(std::string& out) const {
   for (int i = 0; i < DEC_MODE_COUNT; i++) {
+    if (DEC_NUMBERS[i] == 1004) {
+      // Mouse modes sit between ?69 and ?1004 in numeric order.
+      if (mouseTracking != 0) out += "\x1b[?" + std::to_string(mouseTracking) + "h";
+      if (mouseEncoding != 0) out += "\x1b[?" + std::to_string(mouseEncoding) + "h";
+    }
     if (i == DEC_ORIGIN || i == DEC_MARGINS) continue;  // cursor modes, emitted earlier
     uint32_t flag = 1u << i;
     if ((decModes & flag) != (DEC_DEFAULTS & flag)) {
       out += "\x1b[?" + std::to_string(DEC_NUMBERS[i]) + ((decModes & flag) ? "h" : "l");
-    }
-    if (DEC_NUMBERS[i] == 69) {
-      // Mouse modes sit between ?69 and ?1004 in numeric order.
-      if (mouseTracking != 0) out += "\x1b[?" + std::to_string(mouseTracking) + "h";
-      if (mouseEncoding != 0) out += "\x1b[?" + std::to_string(mouseEncoding) + "h";
     }
   }
   if (insert) out += "\x1b[4h";

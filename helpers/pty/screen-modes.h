@@ -33,21 +33,24 @@ class TerminalModes {
   void resize(int columns, int rows);
   // Clamps the scroll region and margins to the new size, as libvterm does.
 
-  void appendCursorModes(std::string& out) const;
-  // Appends the non-default modes that move the cursor when set (?69 with DECSLRM, DECSTBM,
-  // ?6), in that order. After them the cursor must be placed absolutely (see usesAbsoluteCursor).
+  void appendRegion(std::string& out) const;
+  // Appends ?69, the margins (DECSLRM) and the scroll region (DECSTBM) where not the default,
+  // in that order. DECSLRM and DECSTBM move the cursor, and so does setting origin mode (?6),
+  // which the caller emits itself (see screen-serializer.c++).
 
   void appendOtherModes(std::string& out) const;
   // Appends every other non-default mode, in a fixed order (DEC modes by number, then ANSI modes,
   // then keypad, then DECSCA).
 
   bool usesAbsoluteCursor() const;
-  // True if appendCursorModes() emits anything.
+  // True if appendRegion() emits anything or origin mode is set.
 
   bool origin() const { return (decModes & bit(DEC_ORIGIN)) != 0; }
   bool leftRightMargins() const { return (decModes & bit(DEC_MARGINS)) != 0; }
   int regionTop() const { return top; }
   int regionLeft() const { return leftRightMargins() ? left : 0; }
+  int regionBottom() const { return bottom < 0 ? rows : bottom; }
+  int regionRight() const { return leftRightMargins() && right >= 0 ? right : columns; }
   int marginLeft() const { return left; }
   // The left margin as set by DECSLRM, whether ?69 makes it apply or not.
 

@@ -47,8 +47,8 @@ void appendColor(std::string& out, Color color, uint32_t base, uint32_t brightBa
   }
 }
 
-// Appends one row's encoding (serializer step 1); returns the column where a terminal's cursor
-// is left after it (the last column stands for a pending wrap, as in the terminal itself).
+// Appends one row's encoding (serializer step 1); returns the column where libvterm's cursor is
+// left after it.
 int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::string& out) {
   int end = std::min(static_cast<int>(row.cells.size()), columns);
   while (end > 0 && row.cells[end - 1].isEmpty() && row.cells[end - 1].pen.isDefault()) end--;
@@ -91,13 +91,38 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
       out += protectedPen ? "\x1b[1\"q" : "\x1b[0\"q";
     }
     usePen(cell.pen);
+    if (cell.isZeroWidth()) {
+      // A lone combining mark. Written right after the previous glyph, libvterm would attach it
+      // to that glyph; after a space and a move back it stays in this cell (and, having no
+      // width, leaves the cursor there).
+      out.push_back(' ');
+      appendCsi(out, col + 1, 'G');
+      appendCellText(out, cell.ch, clusters);
+      cursor = col++;
+      if (col < end) {
+        appendCsi(out, 1, 'C');
+        cursor = col;
+      }
+      continue;
+    }
     appendCellText(out, cell.ch, clusters);
-    col += cell.isWide() ? 2 : 1;
-    cursor = col;
+    int width = cell.isWide() ? 2 : 1;
+    // A glyph that reaches the right edge leaves libvterm's cursor on its own first column
+    // (with a wrap pending).
+    cursor = col + width < columns ? col + width : col;
+    col += width;
   }
   if (!pen.isDefault()) out += "\x1b[0m";
   if (protectedPen) out += "\x1b[0\"q";
   return std::min(cursor, columns - 1);
+}
+
+void appendPosition(std::string& out, int row, int col) {
+  out += "\x1b[";
+  appendNumber(out, row + 1);
+  out.push_back(';');
+  appendNumber(out, col + 1);
+  out.push_back('H');
 }
 
 void appendMoves(std::string& out, CursorPosition from, CursorPosition to) {
@@ -205,21 +230,29 @@ bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosit
     tail += "\x1b[?1049h\x1b[H";
     at = appendVisibleRows(model, false, false, tail);
   }
+  // The pen goes before the cursor: in origin mode libvterm pulls the cursor into the region
+  // after every CSI, so nothing may follow the DECRC below.
+  if (!model.pen().isDefault()) appendPen(tail, model.pen());
   if (modes.usesAbsoluteCursor()) {
-    modes.appendCursorModes(tail);
+    modes.appendRegion(tail);
     modes.appendOtherModes(tail);
-    int row = cursor.row + 1 - (modes.origin() ? modes.regionTop() : 0);
-    int col = cursor.col + 1 - (modes.origin() ? modes.regionLeft() : 0);
-    tail += "\x1b[";
-    appendNumber(tail, std::max(row, 1));
-    tail.push_back(';');
-    appendNumber(tail, std::max(col, 1));
-    tail.push_back('H');
+    bool reachable = cursor.row >= modes.regionTop() && cursor.row < modes.regionBottom() &&
+                     cursor.col >= modes.regionLeft() && cursor.col < modes.regionRight();
+    if (!modes.origin()) {
+      appendPosition(tail, cursor.row, cursor.col);
+    } else if (reachable) {
+      tail += "\x1b[?6h";
+      appendPosition(tail, cursor.row - modes.regionTop(), cursor.col - modes.regionLeft());
+    } else {
+      // Origin mode confines CUP to the region, but the cursor is outside it: place it first,
+      // save it (DECSC), set origin mode (which homes the cursor) and restore it (DECRC).
+      appendPosition(tail, cursor.row, cursor.col);
+      tail += "\x1b" "7\x1b[?6h\x1b" "8";
+    }
   } else {
     modes.appendOtherModes(tail);
     appendMoves(tail, at, cursor);
   }
-  if (!model.pen().isDefault()) appendPen(tail, model.pen());
 
   size_t total = tail.size();
   for (size_t i = 0; i < scrollback; i++) {

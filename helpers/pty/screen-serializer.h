@@ -19,22 +19,27 @@
 //      whenever it differs from the previous cell's, and by `ESC[1"q` / `ESC[0"q` where the
 //      DECSCA protection changes; a run of n empty cells is `ESC[nC`, preceded by the run's pen
 //      and `ESC[nX` if that pen is not the default, and left out at the end of the row when its
-//      pen is the default. Each row starts from the default pen and ends with `ESC[0m` (and
+//      pen is the default; a combining mark that libvterm printed on its own (width 0) is
+//      written as a space, `ESC[nG` back to its column, the mark, then `ESC[1C` if more follows.
+//      Each row starts from the default pen and ends with `ESC[0m` (and
 //      `ESC[0"q`) if it changed them, so rows encode independently (scrollback rows are encoded
 //      once and cached) and a CR LF never scrolls in a coloured row.
 //   2. If the alternate buffer is active: relative cursor moves to where the normal buffer's
 //      cursor was when the alternate buffer was entered, `ESC[?1049h` `ESC[H`, then the
 //      alternate rows as in 1 (no scrollback; trailing empty rows left out).
-//   3. Modes that move the cursor (TerminalModes::appendCursorModes), then all other non-default
-//      modes (appendOtherModes).
-//   4. The cursor: relative moves `ESC[nA`/`ESC[nB` then `ESC[nD`/`ESC[nC` from where step 1 or 2
-//      left it (nothing if it is already there); `ESC[row;colH` instead when step 3 emitted a
-//      region, margins or origin mode (relative to the region in origin mode).
-//   5. `ESC[0;…m` for the current pen, if it is not the default.
+//   3. `ESC[0;…m` for the current pen, if it is not the default.
+//   4. The margins and scroll region (TerminalModes::appendRegion), then all other non-default
+//      modes except origin mode (appendOtherModes).
+//   5. The cursor: relative moves `ESC[nA`/`ESC[nB` then `ESC[nD`/`ESC[nC` from where step 1 or 2
+//      left it (nothing if it is already there). If step 4 emitted a region or margins, or origin
+//      mode is set, instead `ESC[row;colH`; with origin mode `ESC[?6h` then `ESC[row;colH`
+//      relative to the region, or, if the cursor is outside the region, `ESC[row;colH` `ESC 7`
+//      `ESC[?6h` `ESC 8` (libvterm keeps such a position only until the next CSI).
 // On an 80×24 screen after `prompt> ` this is exactly `prompt> `; after `prompt> ` +
 // `input:answer unicode:雪` CR LF it is that text then `ESC[1B` `ESC[31D` (B §6.11's examples).
 // Not reproduced: a pending wrap at the right margin (a cursor in the last column is restored
-// there), the saved cursor, tab stops, character sets, the title.
+// there), the saved cursor, tab stops, character sets, the title; on a one-column screen, the
+// row of a wide glyph (libvterm starts a new row before every wide glyph there).
 //
 // Errors: none.
 
