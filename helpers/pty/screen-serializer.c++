@@ -62,6 +62,7 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
   };
   int cursor = 0;
   int col = 0;
+  bool wrapAtColumnZero = false;
   while (col < end) {
     const Cell& cell = row.cells[col];
     if (cell.isEmpty()) {
@@ -110,10 +111,17 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
     // A glyph that reaches the right edge leaves libvterm's cursor on its own first column
     // (with a wrap pending).
     cursor = col + width < columns ? col + width : col;
+    wrapAtColumnZero = col == 0 && width >= columns;
     col += width;
   }
   if (!pen.isDefault()) out += "\x1b[0m";
   if (protectedPen) out += "\x1b[0\"q";
+  if (wrapAtColumnZero && columns > 1) {
+    // The row's last glyph starts in column 0 and reaches the edge: libvterm's cursor stays in
+    // column 0 with a wrap pending, and a CR cannot clear it there (the cursor does not move),
+    // so the next glyph would start yet another row. Moving away and back clears it.
+    out += "\x1b[1C\x1b[1D";
+  }
   return std::min(cursor, columns - 1);
 }
 

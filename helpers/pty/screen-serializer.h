@@ -20,7 +20,9 @@
 //      DECSCA protection changes; a run of n empty cells is `ESC[nC`, preceded by the run's pen
 //      and `ESC[nX` if that pen is not the default, and left out at the end of the row when its
 //      pen is the default; a combining mark that libvterm printed on its own (width 0) is
-//      written as a space, `ESC[nG` back to its column, the mark, then `ESC[1C` if more follows.
+//      written as a space, `ESC[nG` back to its column, the mark, then `ESC[1C` if more follows;
+//      a row whose only glyph is a wide one filling its two columns ends with `ESC[1C` `ESC[1D`
+//      (clears the wrap libvterm leaves pending in column 0, which a CR does not clear).
 //      Each row starts from the default pen and ends with `ESC[0m` (and
 //      `ESC[0"q`) if it changed them, so rows encode independently (scrollback rows are encoded
 //      once and cached) and a CR LF never scrolls in a coloured row.
@@ -39,7 +41,7 @@
 // `input:answer unicode:雪` CR LF it is that text then `ESC[1B` `ESC[31D` (B §6.11's examples).
 // Not reproduced: a pending wrap at the right margin (a cursor in the last column is restored
 // there), the saved cursor, tab stops, character sets, the title; on a one-column screen, the
-// row of a wide glyph (libvterm starts a new row before every wide glyph there).
+// rows (every glyph leaves a wrap pending in column 0 there, and a wide glyph starts a new row).
 //
 // Errors: none.
 

@@ -114,7 +114,7 @@ std::string randomStream(std::mt19937& random, int columns, int rows) {
 }
 
 TEST(ScreenSerializer, RoundTripsThroughAFreshRenderer) {
-  for (unsigned seed = 1; seed <= 600; seed++) {
+  for (unsigned seed = 1; seed <= 2000; seed++) {
     std::mt19937 random(seed);
     // At least two columns: on one, wide glyphs cannot be put back in place (see the header).
     int columns = 2 + static_cast<int>(random() % 19);
