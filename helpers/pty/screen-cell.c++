@@ -44,8 +44,8 @@ void Row::mendWide(int col) {
   }
 }
 
-void Row::putGlyph(int col, int width, uint32_t ch, const Pen& pen, bool protectedCell,
-                   int columns) {
+void Row::putGlyphSlow(int col, int width, uint32_t ch, const Pen& pen, bool protectedCell,
+                       int columns) {
   bool wide = width >= 2 && col + 1 < columns;
   int span = wide ? 2 : 1;
   ensureSize(col + span);

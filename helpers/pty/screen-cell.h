@@ -112,7 +112,23 @@ struct Row {
   bool isBlank() const;
   // True if no cell holds a glyph (pens are ignored), like libvterm's vterm_screen_is_eol at 0.
 
-  void putGlyph(int col, int width, uint32_t ch, const Pen& pen, bool protectedCell, int columns);
+  void putGlyph(int col, int width, uint32_t ch, const Pen& pen, bool protectedCell, int columns) {
+    // Fast path (most glyphs): a narrow glyph over a cell that is not half of a wide one, so no
+    // pairing can break. A cell at the end of the stored part cannot be a spacer either.
+    if (width == 1 && !protectedCell && static_cast<size_t>(col) <= cells.size()) {
+      if (static_cast<size_t>(col) == cells.size()) {
+        cells.push_back(Cell{ch, Pen{pen.fg, pen.bg, pen.attrs & PEN_ATTR_MASK}});
+        return;
+      }
+      Cell& cell = cells[col];
+      if (!cell.isSpacer() && !cell.isWide()) {
+        cell.ch = ch;
+        cell.pen = Pen{pen.fg, pen.bg, pen.attrs & PEN_ATTR_MASK};
+        return;
+      }
+    }
+    putGlyphSlow(col, width, ch, pen, protectedCell, columns);
+  }
   // Writes a glyph of `width`: 2 makes a wide glyph if it fits before `columns` (else, on a
   // one-column screen, it takes the cell alone); 0 (a combining mark libvterm could not attach
   // to a base) is flagged CELL_ZERO_WIDTH.
@@ -131,6 +147,8 @@ struct Row {
 
  private:
   void ensureSize(int size);
+  void putGlyphSlow(int col, int width, uint32_t ch, const Pen& pen, bool protectedCell,
+                    int columns);
 };
 
 void appendUtf8(std::string& out, uint32_t codePoint);

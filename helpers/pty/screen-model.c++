@@ -21,8 +21,8 @@ ScreenRect ScreenModel::clip(ScreenRect rect) const {
   return rect;
 }
 
-void ScreenModel::putGlyph(const uint32_t* chars, int width, int row, int col,
-                           bool protectedCell) {
+void ScreenModel::putCluster(const uint32_t* chars, int width, int row, int col,
+                             bool protectedCell) {
   if (row < 0 || row >= height || col < 0 || col >= cols) return;
   size_t count = 0;
   while (count < MAX_CLUSTER && chars[count] != 0) count++;

@@ -44,7 +44,15 @@ class ScreenModel {
 
   // Writes, in libvterm state-callback terms ---------------------------------------------------
 
-  void putGlyph(const uint32_t* chars, int width, int row, int col, bool protectedCell);
+  void putGlyph(const uint32_t* chars, int width, int row, int col, bool protectedCell) {
+    // Inline for the common case: one code point on the screen.
+    if (chars[0] != 0 && chars[1] == 0 && chars[0] < CLUSTER_BIT && row >= 0 && row < height &&
+        col >= 0 && col < cols) {
+      rowOf(*active, row).putGlyph(col, width, chars[0], currentPen, protectedCell, cols);
+    } else {
+      putCluster(chars, width, row, col, protectedCell);
+    }
+  }
   // `chars` is 0-terminated (base then combining marks); the glyph takes the current pen.
 
   void erase(ScreenRect rect, bool selective);
@@ -116,6 +124,7 @@ class ScreenModel {
     return buffer.ring[buffer.ring.size() - height + row];
   }
   ScreenRect clip(ScreenRect rect) const;
+  void putCluster(const uint32_t* chars, int width, int row, int col, bool protectedCell);
   Row& visibleOf(Buffer& buffer, int row) { return rowOf(buffer, row); }
   void emptyRow(Row& row);
   void scrollRows(int startRow, int endRow, int downward);

@@ -77,7 +77,7 @@ struct Renderer::Impl final : private ControlSink {
     vterm_state_reset(state, 1);
   }
 
-  ~Impl() { vterm_free(vt); }
+  ~Impl() noexcept(false) { vterm_free(vt); }
 
   CursorPosition cursor() const {
     VTermPos pos;

@@ -106,7 +106,11 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
       }
       continue;
     }
-    appendCellText(out, cell.ch, clusters);
+    if (cell.ch < 0x80) {
+      out.push_back(static_cast<char>(cell.ch));
+    } else {
+      appendCellText(out, cell.ch, clusters);
+    }
     int width = cell.isWide() ? 2 : 1;
     // A glyph that reaches the right edge leaves libvterm's cursor on its own first column
     // (with a wrap pending).
