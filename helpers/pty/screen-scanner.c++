@@ -101,7 +101,7 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
           state = State::GROUND;
           sink.onSequence(current, i);
         } else {
-          state = State::GROUND;  // a non-ASCII byte cannot continue a 7-bit sequence
+          // libvterm skips non-ASCII bytes here: ESC 0x9f 8 is still DECRC.
         }
         break;
       }
@@ -153,8 +153,10 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
           } else {
             state = State::CSI_IGNORE;
           }
+        } else if (c >= 0x80) {
+          state = State::GROUND;  // libvterm abandons a CSI at a non-ASCII byte
         } else {
-          state = State::CSI_IGNORE;  // non-ASCII inside a CSI
+          state = State::CSI_IGNORE;
         }
         break;
       }

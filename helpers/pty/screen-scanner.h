@@ -6,9 +6,11 @@
 // sequences, so plain text costs almost nothing.
 //
 // Sequences may be split across scan() calls at any byte: the scanner keeps its state. It follows
-// the shape of libvterm's parser in UTF-8 mode (7-bit ESC sequences only, C1 bytes are text;
-// CAN/SUB cancel; ESC restarts; other C0 controls inside a sequence do not break it; OSC, DCS,
-// SOS, PM and APC strings end at BEL or ST and hide their content).
+// libvterm 0.1.4's parser in UTF-8 mode (7-bit ESC sequences only, C1 bytes are text; CAN/SUB
+// cancel; ESC restarts; other C0 controls inside a sequence do not break it; a non-ASCII byte is
+// skipped after ESC but abandons a CSI; OSC, DCS, SOS, PM and APC strings end at BEL or ST, or
+// at an ESC that starts a new sequence, and hide their content). The Renderer's guards against
+// libvterm bugs depend on seeing the sequences libvterm sees.
 //
 // Errors: none; any byte string is accepted.
 

@@ -23,6 +23,18 @@ TEST(ScreenQueries, NamesEachReplyLibvtermWrites) {
   EXPECT_EQ(replies[5].reply, "\x1bP1$r0m\x1b\\");
 }
 
+TEST(ScreenQueries, NamesEightBitRepliesToo) {
+  // After S8C1T (ESC SP G) libvterm answers with C1 controls, as xterm does.
+  std::string output = "\x9b?1;2c\x9b" "5;1R\x90" "1$r0m\x9c";
+  std::vector<QueryReply> replies;
+  takeCompleteReplies(output, replies);
+  ASSERT_EQ(replies.size(), 3u);
+  EXPECT_EQ(replies[0].query, "DA");
+  EXPECT_EQ(replies[1].query, "DSR-cursor");
+  EXPECT_EQ(replies[1].reply, "\x9b" "5;1R");
+  EXPECT_EQ(replies[2].query, "DECRQSS");
+}
+
 TEST(ScreenQueries, KeepsAnIncompleteReplyForLater) {
   std::string output = "\x1b[?1;2c\x1bP1$r";
   std::vector<QueryReply> replies;
