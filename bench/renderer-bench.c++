@@ -30,7 +30,8 @@ constexpr int RUNS = 5;
 
 std::string seqOutput(size_t size) {
   std::string out;
-  for (int i = 1; out.size() < size; i++) out += std::to_string(i) + "\r\n";
+  for (int i = 1; out.size() < size; i++)
+    out += std::to_string(i) + "\r\n";
   return out;
 }
 
@@ -150,7 +151,9 @@ int main(int argc, char** argv) {
     printf("%-22s %22.1f %16.1f %16.1f %8.1fx\n", input.name, withSnapshots, feedOnly, libvterm,
            withSnapshots / libvterm);
   }
-  printf("(speedup = Renderer with a snapshot per chunk over libvterm's screen layer; checksum %llu)\n",
-         static_cast<unsigned long long>(sink));
+  printf(
+      "(speedup = Renderer with a snapshot per chunk over libvterm's screen layer; checksum "
+      "%llu)\n",
+      static_cast<unsigned long long>(sink));
   return 0;
 }

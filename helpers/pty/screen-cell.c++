@@ -103,7 +103,8 @@ void Row::copyFrom(const Row& source, int sourceCol, int destCol, int count) {
     }
   } else {
     ensureSize(destCol + count);
-    for (int i = 0; i < count; i++) cells[destCol + i] = source.at(sourceCol + i);
+    for (int i = 0; i < count; i++)
+      cells[destCol + i] = source.at(sourceCol + i);
   }
   mendWide(destCol);
   mendWide(destCol + count);
@@ -141,12 +142,15 @@ void appendCellText(std::string& out, uint32_t ch, const ClusterTable& clusters)
     appendUtf8(out, ch);
     return;
   }
-  for (char32_t cp : clusters.get(ch)) appendUtf8(out, cp);
+  for (char32_t cp : clusters.get(ch))
+    appendUtf8(out, cp);
 }
 
 namespace {
 
-size_t codePointUtf16Length(uint32_t cp) { return cp >= 0x10000 && cp <= 0x10ffff ? 2 : 1; }
+size_t codePointUtf16Length(uint32_t cp) {
+  return cp >= 0x10000 && cp <= 0x10ffff ? 2 : 1;
+}
 
 }  // namespace
 
@@ -154,7 +158,8 @@ size_t cellUtf16Length(uint32_t ch, const ClusterTable& clusters) {
   if (ch == EMPTY_CELL || ch == SPACER_CELL) return 0;
   if ((ch & CLUSTER_BIT) == 0) return codePointUtf16Length(ch);
   size_t length = 0;
-  for (char32_t cp : clusters.get(ch)) length += codePointUtf16Length(cp);
+  for (char32_t cp : clusters.get(ch))
+    length += codePointUtf16Length(cp);
   return length;
 }
 

@@ -40,8 +40,8 @@ constexpr uint32_t ATTR_UNDERLINE_MASK = 3u << ATTR_UNDERLINE_SHIFT;
 constexpr uint32_t ATTR_FONT_SHIFT = 7;  // 4 bits: alternative font 0-9 (SGR 10-19)
 constexpr uint32_t ATTR_FONT_MASK = 15u << ATTR_FONT_SHIFT;
 constexpr uint32_t PEN_ATTR_MASK = 0xffff;
-constexpr uint32_t CELL_WIDE = 1u << 16;       // left half of a two-column glyph
-constexpr uint32_t CELL_PROTECTED = 1u << 17;  // DECSCA: selective erase skips it
+constexpr uint32_t CELL_WIDE = 1u << 16;        // left half of a two-column glyph
+constexpr uint32_t CELL_PROTECTED = 1u << 17;   // DECSCA: selective erase skips it
 constexpr uint32_t CELL_ZERO_WIDTH = 1u << 18;  // a combining mark printed on its own (width 0)
 
 struct Pen {
@@ -58,9 +58,9 @@ struct Pen {
 };
 // Compares colours and attributes only (cell flags are ignored).
 
-constexpr uint32_t EMPTY_CELL = 0;             // never written, or erased
-constexpr uint32_t SPACER_CELL = 0xffffffff;   // right half of a wide glyph
-constexpr uint32_t CLUSTER_BIT = 0x80000000;   // low bits index a ClusterTable entry
+constexpr uint32_t EMPTY_CELL = 0;            // never written, or erased
+constexpr uint32_t SPACER_CELL = 0xffffffff;  // right half of a wide glyph
+constexpr uint32_t CLUSTER_BIT = 0x80000000;  // low bits index a ClusterTable entry
 
 struct Cell {
   uint32_t ch = EMPTY_CELL;  // a code point, EMPTY_CELL, SPACER_CELL, or CLUSTER_BIT | id
@@ -178,7 +178,8 @@ void ClusterTable::compact(ForEachCell&& forEachCell) {
   });
   entries = std::move(kept);
   index.clear();
-  for (uint32_t i = 0; i < entries.size(); i++) index.emplace(entries[i], i);
+  for (uint32_t i = 0; i < entries.size(); i++)
+    index.emplace(entries[i], i);
   // Compact again only after as many new clusters as are live now (and at least 4096), so the
   // scan over all cells is paid for by the insertions since the last one.
   compactAt = std::max<size_t>(4096, 2 * entries.size());

@@ -7,7 +7,8 @@ namespace rea::helper {
 
 ScreenModel::Buffer::Buffer(size_t scrollbackLimit, int rows)
     : ring(scrollbackLimit + rows), scrollbackLimit(scrollbackLimit) {
-  for (int i = 0; i < rows; i++) ring.pushBack();
+  for (int i = 0; i < rows; i++)
+    ring.pushBack();
 }
 
 ScreenModel::ScreenModel(int columns, int rows, int scrollback)
@@ -25,7 +26,8 @@ void ScreenModel::putCluster(const uint32_t* chars, int width, int row, int col,
                              bool protectedCell) {
   if (row < 0 || row >= height || col < 0 || col >= cols) return;
   size_t count = 0;
-  while (count < MAX_CLUSTER && chars[count] != 0) count++;
+  while (count < MAX_CLUSTER && chars[count] != 0)
+    count++;
   if (count == 0) return;
   uint32_t ch = chars[0];
   if (count > 1) {
@@ -63,7 +65,8 @@ void ScreenModel::scrollRows(int startRow, int endRow, int downward) {
     if (startRow == 0) {
       // The top n rows leave the screen: appending n rows moves the visible window down, so they
       // become scrollback (the alternate buffer, and scrollback 0, has no room: they are dropped).
-      for (int i = 0; i < n; i++) ring.pushBack();
+      for (int i = 0; i < n; i++)
+        ring.pushBack();
       int below = height - endRow;
       if (below > 0) {
         // The region ends above the bottom: the rows under it go back below the new rows.
@@ -71,15 +74,18 @@ void ScreenModel::scrollRows(int startRow, int endRow, int downward) {
         ring.rotate(last - n - below, last - n, last);
       }
     } else {
-      for (int row = startRow; row < endRow - n; row++) ring.swapRows(index(row), index(row + n));
+      for (int row = startRow; row < endRow - n; row++)
+        ring.swapRows(index(row), index(row + n));
     }
-    for (int row = endRow - n; row < endRow; row++) emptyRow(ring[index(row)]);
+    for (int row = endRow - n; row < endRow; row++)
+      emptyRow(ring[index(row)]);
   } else {
     int n = -downward;
     for (int row = endRow - 1; row >= startRow + n; row--) {
       ring.swapRows(index(row), index(row - n));
     }
-    for (int row = startRow; row < startRow + n; row++) emptyRow(ring[index(row)]);
+    for (int row = startRow; row < startRow + n; row++)
+      emptyRow(ring[index(row)]);
   }
 }
 
@@ -148,18 +154,23 @@ void ScreenModel::moveRect(ScreenRect dest, ScreenRect src) {
     target.copyFrom(visibleOf(*active, row + downward), src.startCol, dest.startCol, colCount);
   };
   if (downward >= 0) {
-    for (int row = dest.startRow; row < dest.startRow + rowCount; row++) copyRow(row);
+    for (int row = dest.startRow; row < dest.startRow + rowCount; row++)
+      copyRow(row);
   } else {
-    for (int row = dest.startRow + rowCount - 1; row >= dest.startRow; row--) copyRow(row);
+    for (int row = dest.startRow + rowCount - 1; row >= dest.startRow; row--)
+      copyRow(row);
   }
 }
 
-void ScreenModel::setAlternate(bool on) { active = on ? &alt : &normal; }
+void ScreenModel::setAlternate(bool on) {
+  active = on ? &alt : &normal;
+}
 
 void ScreenModel::resizeRows(Buffer& buffer, int newRows, bool fromScrollback, int* popped) {
   RowRing& ring = buffer.ring;
   if (newRows < height) {
-    for (int i = newRows; i < height; i++) ring.popBack();
+    for (int i = newRows; i < height; i++)
+      ring.popBack();
     ring.setCapacity(buffer.scrollbackLimit + newRows);
     return;
   }
@@ -168,8 +179,10 @@ void ScreenModel::resizeRows(Buffer& buffer, int newRows, bool fromScrollback, i
   int scrollback = static_cast<int>(ring.size()) - height;
   int back = fromScrollback ? std::min(gained, scrollback) : 0;
   // Rows that come back from scrollback are visible (mutable) again: drop their cached encoding.
-  for (int i = 0; i < back; i++) ring[ring.size() - height - 1 - i].encodedValid = false;
-  for (int i = back; i < gained; i++) ring.pushBack();
+  for (int i = 0; i < back; i++)
+    ring[ring.size() - height - 1 - i].encodedValid = false;
+  for (int i = back; i < gained; i++)
+    ring.pushBack();
   if (popped != nullptr) *popped = back;
 }
 
@@ -206,12 +219,15 @@ int ScreenModel::resize(int columns, int rows, int cursorRow) {
   return delta + popped;
 }
 
-void ScreenModel::clearScrollback() { normal.ring.popFront(scrollbackSize()); }
+void ScreenModel::clearScrollback() {
+  normal.ring.popFront(scrollbackSize());
+}
 
 void ScreenModel::compactClusters() {
   clusterTable.compact([this](auto&& visit) {
     auto visitRow = [&visit](Row& row) {
-      for (Cell& cell : row.cells) visit(cell);
+      for (Cell& cell : row.cells)
+        visit(cell);
     };
     normal.ring.forEachRow(visitRow);
     alt.ring.forEachRow(visitRow);

@@ -8,7 +8,9 @@ const int TerminalModes::DEC_NUMBERS[DEC_MODE_COUNT] = {1, 5, 6, 7, 12, 25, 66, 
 const uint32_t TerminalModes::DEC_DEFAULTS =
     bit(DEC_AUTOWRAP) | bit(DEC_BLINK) | bit(DEC_CURSOR_VISIBLE);
 
-TerminalModes::TerminalModes(int columns, int rows) : columns(columns), rows(rows) { reset(); }
+TerminalModes::TerminalModes(int columns, int rows) : columns(columns), rows(rows) {
+  reset();
+}
 
 void TerminalModes::reset() {
   decModes = DEC_DEFAULTS;
@@ -94,7 +96,8 @@ void TerminalModes::apply(const ControlSequence& sequence) {
   }
   char final = sequence.final;
   if (sequence.leader == '?' && sequence.intermediateCount == 0 && (final == 'h' || final == 'l')) {
-    for (int i = 0; i < sequence.paramCount; i++) setDecMode(sequence.params[i], final == 'h');
+    for (int i = 0; i < sequence.paramCount; i++)
+      setDecMode(sequence.params[i], final == 'h');
     return;
   }
   if (sequence.plain() && (final == 'h' || final == 'l')) {
@@ -128,12 +131,12 @@ bool TerminalModes::usesAbsoluteCursor() const {
 void TerminalModes::appendRegion(std::string& out) const {
   if (leftRightMargins()) out += "\x1b[?69h";
   if (right >= 0 || left != 0) {
-    out += "\x1b[" + std::to_string(left + 1) + ";" +
-           std::to_string(right < 0 ? columns : right) + "s";
+    out += "\x1b[" + std::to_string(left + 1) + ";" + std::to_string(right < 0 ? columns : right) +
+           "s";
   }
   if (bottom >= 0 || top != 0) {
-    out += "\x1b[" + std::to_string(top + 1) + ";" + std::to_string(bottom < 0 ? rows : bottom) +
-           "r";
+    out +=
+        "\x1b[" + std::to_string(top + 1) + ";" + std::to_string(bottom < 0 ? rows : bottom) + "r";
   }
 }
 

@@ -79,8 +79,7 @@ void takeCompleteReplies(std::string& output, std::vector<QueryReply>& replies) 
   output.erase(0, start);
 }
 
-bool answerQuery(const ControlSequence& sequence, int cursorRow, int cursorCol,
-                 QueryReply& reply) {
+bool answerQuery(const ControlSequence& sequence, int cursorRow, int cursorCol, QueryReply& reply) {
   if (!sequence.csi || sequence.intermediateCount != 0) return false;
   if (sequence.final == 'c' && sequence.leader == 0) {
     reply = QueryReply{"DA", "\x1b[?1;2c"};

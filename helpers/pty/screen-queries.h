@@ -28,8 +28,7 @@ void takeCompleteReplies(std::string& output, std::vector<QueryReply>& replies);
 // Moves each complete sequence at the front of `output` (bytes libvterm wrote for the host) into
 // `replies`, named; an incomplete sequence at the end stays in `output` for the next call.
 
-bool answerQuery(const ControlSequence& sequence, int cursorRow, int cursorCol,
-                 QueryReply& reply);
+bool answerQuery(const ControlSequence& sequence, int cursorRow, int cursorCol, QueryReply& reply);
 // If `sequence` is DA, DA2, DSR 5, DSR 6 or DECXCPR, sets `reply` to libvterm 0.1.4's answer and
 // returns true. cursorRow/cursorCol are the 1-based values to report for a cursor position.
 

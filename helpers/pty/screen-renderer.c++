@@ -29,7 +29,9 @@ Color toColor(const VTermColor& color) {
          color.rgb.blue;
 }
 
-void setFlag(uint32_t& attrs, uint32_t flag, bool on) { attrs = on ? attrs | flag : attrs & ~flag; }
+void setFlag(uint32_t& attrs, uint32_t flag, bool on) {
+  attrs = on ? attrs | flag : attrs & ~flag;
+}
 
 void setField(uint32_t& attrs, uint32_t mask, uint32_t shift, int value) {
   attrs = (attrs & ~mask) | ((static_cast<uint32_t>(value) << shift) & mask);
@@ -43,7 +45,8 @@ ScreenRect toRect(VTermRect rect) {
 
 uint64_t RenderedScreen::cost() const {
   uint64_t total = serializedState.size();
-  for (const std::string& line : lines) total += line.size();
+  for (const std::string& line : lines)
+    total += line.size();
   return total;
 }
 
@@ -136,8 +139,8 @@ struct Renderer::Impl final : private ControlSink {
     // CUP counts from the region's top (and left margin) in origin mode.
     int row = std::min(pos.row, model.rows() - 1) - (modes.origin() ? modes.regionTop() : 0);
     int col = std::min(pos.col, model.columns() - 1) - (modes.origin() ? modes.regionLeft() : 0);
-    return "\x1b[" + std::to_string(std::max(row, 0) + 1) + ";" + std::to_string(std::max(col, 0) + 1) +
-           "H";
+    return "\x1b[" + std::to_string(std::max(row, 0) + 1) + ";" +
+           std::to_string(std::max(col, 0) + 1) + "H";
   }
 
   // libvterm state-layer callbacks ------------------------------------------------------------
@@ -236,14 +239,27 @@ struct Renderer::Impl final : private ControlSink {
   static const VTermParserCallbacks FALLBACKS;
 };
 
-const VTermStateCallbacks Renderer::Impl::CALLBACKS = {
-    &Impl::onPutGlyph,   nullptr,          &Impl::onScrollRect,  &Impl::onMoveRect,
-    &Impl::onErase,      &Impl::onInitPen, &Impl::onSetPenAttr,  &Impl::onSetTermProp,
-    nullptr /* bell */,  &Impl::onResize,  nullptr /* setlineinfo */};
+const VTermStateCallbacks Renderer::Impl::CALLBACKS = [] {
+  VTermStateCallbacks callbacks{};
+  callbacks.putglyph = &Impl::onPutGlyph;
+  callbacks.scrollrect = &Impl::onScrollRect;
+  callbacks.moverect = &Impl::onMoveRect;
+  callbacks.erase = &Impl::onErase;
+  callbacks.initpen = &Impl::onInitPen;
+  callbacks.setpenattr = &Impl::onSetPenAttr;
+  callbacks.settermprop = &Impl::onSetTermProp;
+  callbacks.resize = &Impl::onResize;
+  return callbacks;  // movecursor, bell, setlineinfo: nothing to do
+}();
 
-const VTermParserCallbacks Renderer::Impl::FALLBACKS = {
-    nullptr /* text */, &Impl::ignoreControl, nullptr /* escape */, &Impl::ignoreCsi,
-    &Impl::ignoreString, &Impl::ignoreString,  nullptr /* resize */};
+const VTermParserCallbacks Renderer::Impl::FALLBACKS = [] {
+  VTermParserCallbacks fallbacks{};
+  fallbacks.control = &Impl::ignoreControl;
+  fallbacks.csi = &Impl::ignoreCsi;
+  fallbacks.osc = &Impl::ignoreString;
+  fallbacks.dcs = &Impl::ignoreString;
+  return fallbacks;
+}();
 
 Renderer::Renderer(int columns, int rows, int scrollback) {
   checkSize(columns, rows);
@@ -256,7 +272,9 @@ Renderer::Renderer(int columns, int rows, int scrollback) {
 
 Renderer::~Renderer() noexcept(false) {}
 
-void Renderer::feed(std::string_view bytes) { impl->feed(bytes); }
+void Renderer::feed(std::string_view bytes) {
+  impl->feed(bytes);
+}
 
 void Renderer::resize(int columns, int rows) {
   checkSize(columns, rows);
@@ -279,11 +297,26 @@ void Renderer::resize(int columns, int rows) {
   impl->modes.resize(columns, rows);
 }
 
+namespace {
+
+// The frame's size, cursor, buffer and lines; serializedState is left empty.
+RenderedScreen frameWithoutState(const ScreenModel& model, CursorPosition cursor) {
+  RenderedScreen frame;
+  frame.columns = model.columns();
+  frame.rows = model.rows();
+  frame.cursorX = cursor.col;
+  frame.cursorY = cursor.row;
+  frame.alternate = model.alternate();
+  frame.lines = renderLines(model);
+  return frame;
+}
+
+}  // namespace
+
 RenderedScreen Renderer::snapshot() {
   ScreenModel& model = impl->model;
   CursorPosition cursor = impl->emulating ? impl->cursor() : impl->lastCursor;
-  RenderedScreen frame{model.columns(), model.rows(), cursor.col, cursor.row, model.alternate(),
-                       renderLines(model), std::string()};
+  RenderedScreen frame = frameWithoutState(model, cursor);
   serializeScreen(model, impl->modes, cursor, impl->normalCursor,
                   std::numeric_limits<size_t>::max(), frame.serializedState);
   return frame;
@@ -300,8 +333,7 @@ std::optional<RenderedScreen> Renderer::capture(RenderBudget& budget) {
     return std::nullopt;
   }
   CursorPosition cursor = impl->cursor();
-  RenderedScreen frame{model.columns(), model.rows(), cursor.col, cursor.row, model.alternate(),
-                       renderLines(model), std::string()};
+  RenderedScreen frame = frameWithoutState(model, cursor);
   uint64_t linesCost = frame.cost();
   uint64_t remaining = budget.remainingBytes();
   if (linesCost > remaining ||
@@ -320,6 +352,8 @@ std::vector<QueryReply> Renderer::takeReplies() {
   return taken;
 }
 
-bool Renderer::emulating() const { return impl->emulating; }
+bool Renderer::emulating() const {
+  return impl->emulating;
+}
 
 }  // namespace rea::helper

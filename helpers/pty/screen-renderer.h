@@ -37,11 +37,11 @@
 namespace rea::helper {
 
 struct RenderedScreen {
-  int columns;
-  int rows;
-  int cursorX;     // 0-based column of the cursor
-  int cursorY;     // 0-based row, relative to the top visible row of the active buffer
-  bool alternate;  // active_buffer: false = "normal", true = "alternate"
+  int columns = 0;
+  int rows = 0;
+  int cursorX = 0;         // 0-based column of the cursor
+  int cursorY = 0;         // 0-based row, relative to the top visible row of the active buffer
+  bool alternate = false;  // active_buffer: false = "normal", true = "alternate"
   std::vector<std::string> lines;  // see screen-serializer.h
   std::string serializedState;     // see screen-serializer.h
 

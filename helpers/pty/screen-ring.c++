@@ -6,7 +6,9 @@
 
 namespace rea::helper {
 
-RowRing::RowRing(size_t capacity) : limit(capacity) { assert(capacity > 0); }
+RowRing::RowRing(size_t capacity) : limit(capacity) {
+  assert(capacity > 0);
+}
 
 Row& RowRing::pushBack() {
   if (count == limit) {
@@ -37,7 +39,8 @@ void RowRing::popBack() {
 
 void RowRing::popFront(size_t n) {
   assert(n <= count);
-  for (size_t i = 0; i < n; i++) slots[slotOf(i)].reset();
+  for (size_t i = 0; i < n; i++)
+    slots[slotOf(i)].reset();
   head = slots.empty() ? 0 : (head + n) % slots.size();
   count -= n;
 }

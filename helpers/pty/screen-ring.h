@@ -47,7 +47,8 @@ class RowRing {
 
   template <typename F>
   void forEachRow(F&& f) {
-    for (size_t i = 0; i < count; i++) f(slots[slotOf(i)]);
+    for (size_t i = 0; i < count; i++)
+      f(slots[slotOf(i)]);
   }
 
  private:

@@ -24,10 +24,10 @@ struct ControlSequence {
   static constexpr int MAX_PARAMS = 16;
   static constexpr int MAX_INTERMEDIATES = 3;
 
-  bool csi;            // true: ESC [ ... final; false: ESC intermediates final
-  char leader;         // CSI private marker ('?', '>', '<', '=') or 0
-  char final;          // the final byte
-  int paramCount;      // CSI parameters, ';' or ':' separated; missing ones are -1
+  bool csi;        // true: ESC [ ... final; false: ESC intermediates final
+  char leader;     // CSI private marker ('?', '>', '<', '=') or 0
+  char final;      // the final byte
+  int paramCount;  // CSI parameters, ';' or ':' separated; missing ones are -1
   int32_t params[MAX_PARAMS];
   int intermediateCount;
   char intermediates[MAX_INTERMEDIATES];
@@ -35,9 +35,7 @@ struct ControlSequence {
   int param(int i, int fallback) const {
     return i < paramCount && params[i] >= 0 ? params[i] : fallback;
   }
-  bool hasIntermediate(char c) const {
-    return intermediateCount == 1 && intermediates[0] == c;
-  }
+  bool hasIntermediate(char c) const { return intermediateCount == 1 && intermediates[0] == c; }
   bool plain() const { return leader == 0 && intermediateCount == 0; }
 };
 

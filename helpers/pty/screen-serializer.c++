@@ -13,7 +13,8 @@ void appendNumber(std::string& out, uint32_t n) {
     digits[count++] = static_cast<char>('0' + n % 10);
     n /= 10;
   } while (n != 0);
-  while (count > 0) out.push_back(digits[--count]);
+  while (count > 0)
+    out.push_back(digits[--count]);
 }
 
 void appendCsi(std::string& out, uint32_t n, char final) {
@@ -51,7 +52,8 @@ void appendColor(std::string& out, Color color, uint32_t base, uint32_t brightBa
 // left after it.
 int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::string& out) {
   int end = std::min(static_cast<int>(row.cells.size()), columns);
-  while (end > 0 && row.cells[end - 1].isEmpty() && row.cells[end - 1].pen.isDefault()) end--;
+  while (end > 0 && row.cells[end - 1].isEmpty() && row.cells[end - 1].pen.isDefault())
+    end--;
   Pen pen;
   bool protectedPen = false;
   auto usePen = [&](const Pen& wanted) {
@@ -259,7 +261,10 @@ bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosit
       // Origin mode confines CUP to the region, but the cursor is outside it: place it first,
       // save it (DECSC), set origin mode (which homes the cursor) and restore it (DECRC).
       appendPosition(tail, cursor.row, cursor.col);
-      tail += "\x1b" "7\x1b[?6h\x1b" "8";
+      tail +=
+          "\x1b"
+          "7\x1b[?6h\x1b"
+          "8";
     }
   } else {
     modes.appendOtherModes(tail);

@@ -46,7 +46,8 @@ TEST(ScreenBudget, CountsTheCostOfEachCapturedFrame) {
   std::optional<RenderedScreen> frame = renderer.capture(budget);
   ASSERT_TRUE(frame.has_value());
   uint64_t expected = frame->serializedState.size();
-  for (const std::string& line : frame->lines) expected += line.size();
+  for (const std::string& line : frame->lines)
+    expected += line.size();
   EXPECT_EQ(frame->cost(), expected);
   EXPECT_EQ(budget.bytes(), expected);
   EXPECT_EQ(budget.frames(), 1u);

@@ -37,8 +37,9 @@ TEST(ScreenModes, EncodesNothingForTheDefaults) {
 
 TEST(ScreenModes, EncodesChangedModesInAFixedOrder) {
   Modes modes;
-  modes.feed("\x1b[?2004h\x1b[4h\x1b[?1;5h\x1b[?7l\x1b[?12l\x1b[?1004h\x1b[?1015h\x1b[?1003h"
-             "\x1b=\x1b[20h\x1b[?66h");
+  modes.feed(
+      "\x1b[?2004h\x1b[4h\x1b[?1;5h\x1b[?7l\x1b[?12l\x1b[?1004h\x1b[?1015h\x1b[?1003h"
+      "\x1b=\x1b[20h\x1b[?66h");
   EXPECT_EQ(modes.encoded(),
             "\x1b[?1h\x1b[?5h\x1b[?7l\x1b[?12l\x1b[?66h\x1b[?1003h\x1b[?1015h\x1b[?1004h"
             "\x1b[?2004h\x1b[4h\x1b[20h\x1b=");
@@ -78,7 +79,9 @@ TEST(ScreenModes, ResetsEverythingOnRisAndSoftReset) {
   Modes modes;
   modes.feed("\x1b[?25l\x1b[3;4r\x1b[1\"q\x1b=\x1b[?1000h");
   EXPECT_NE(modes.encoded(), "");
-  modes.feed("\x1b" "c");
+  modes.feed(
+      "\x1b"
+      "c");
   EXPECT_EQ(modes.encoded(), "");
   modes.feed("\x1b[?25l\x1b[3;4r\x1b[!p");
   EXPECT_EQ(modes.encoded(), "");

@@ -68,7 +68,9 @@ void appendUtf8(std::string& out, uint32_t cp) {
   }
 }
 
-size_t utf16Units(uint32_t cp) { return cp >= 0x10000 ? 2 : 1; }
+size_t utf16Units(uint32_t cp) {
+  return cp >= 0x10000 ? 2 : 1;
+}
 
 // libvterm's screen layer with a bounded scrollback kept by its sb_pushline/sb_popline callbacks.
 class Oracle : private ControlSink {
@@ -117,7 +119,8 @@ class Oracle : private ControlSink {
     vterm_set_size(vt, rows, columns);
     // Like the Renderer, scrollback keeps no cells past the narrowest width since (rows pushed
     // by this very resize included).
-    for (auto& line : scrollback) line.resize(std::min<size_t>(line.size(), columns));
+    for (auto& line : scrollback)
+      line.resize(std::min<size_t>(line.size(), columns));
     modes.resize(columns, rows);
     if (badRegion) {
       VTermPos pos = cursor();
@@ -233,8 +236,8 @@ class Oracle : private ControlSink {
 };
 
 const VTermScreenCallbacks Oracle::CALLBACKS = {
-    nullptr, nullptr, nullptr, &Oracle::setTermProp, nullptr, nullptr, &Oracle::pushLine,
-    &Oracle::popLine};
+    nullptr, nullptr, nullptr,           &Oracle::setTermProp,
+    nullptr, nullptr, &Oracle::pushLine, &Oracle::popLine};
 
 // One random token of terminal output: text, controls, cursor moves, erases, scrolls, modes.
 enum class Feature { WIDE_GLYPHS, MARGINS, PROTECTION };
@@ -250,7 +253,8 @@ std::string randomToken(std::mt19937& random, int columns, int rows, Feature fea
     case 3: {
       std::string word;
       int length = 1 + pick(12);
-      for (int i = 0; i < length; i++) word.push_back(static_cast<char>('a' + pick(26)));
+      for (int i = 0; i < length; i++)
+        word.push_back(static_cast<char>('a' + pick(26)));
       return word;
     }
     case 4:
@@ -298,10 +302,14 @@ std::string randomToken(std::mt19937& random, int columns, int rows, Feature fea
     case 22:
       return csi("r");
     case 23:
-      return pick(2) ? "\x1bM" : (pick(2) ? "\x1b" "D" : "\x1b" "E");
+      return pick(2) ? "\x1bM"
+                     : (pick(2) ? "\x1b"
+                                  "D"
+                                : "\x1b"
+                                  "E");
     case 24: {
-      static const char* const SGR[] = {"0", "1", "4", "7", "31", "42", "38;5;208", "48;2;1;2;3",
-                                        "39;49", "22;24;27"};
+      static const char* const SGR[] = {"0",  "1",        "4",          "7",     "31",
+                                        "42", "38;5;208", "48;2;1;2;3", "39;49", "22;24;27"};
       return csi(std::string(SGR[pick(10)]) + "m");
     }
     case 25:
@@ -309,7 +317,10 @@ std::string randomToken(std::mt19937& random, int columns, int rows, Feature fea
     case 26:
       return csi(pick(2) ? "?1047h" : "?1047l");
     case 27:
-      return pick(2) ? "\x1b" "7" : "\x1b" "8";
+      return pick(2) ? "\x1b"
+                       "7"
+                     : "\x1b"
+                       "8";
     case 28:
       return csi(pick(2) ? "4h" : "4l");
     case 29:
@@ -322,8 +333,8 @@ std::string randomToken(std::mt19937& random, int columns, int rows, Feature fea
     case 32: {
       if (feature != Feature::MARGINS || pick(3) != 0) return csi("?69l");
       int left = 1 + pick(columns);
-      return csi("?69h") + csi(std::to_string(left) + ";" + std::to_string(left + pick(columns)) +
-                               "s");
+      return csi("?69h") +
+             csi(std::to_string(left) + ";" + std::to_string(left + pick(columns)) + "s");
     }
     default:
       return pick(8) == 0 ? "\x1b#8" : csi("3J");
@@ -368,8 +379,8 @@ TEST(ScreenOracle, AgreesWithLibvtermsScreenLayerOnRandomStreams) {
     Renderer renderer(columns, rows, scrollback);
     Oracle oracle(columns, rows, scrollback);
     std::string history = "<start " + std::to_string(columns) + "x" + std::to_string(rows) +
-                          " scrollback " + std::to_string(scrollback) +
-                          " feature " + std::to_string(static_cast<int>(feature)) + ">";
+                          " scrollback " + std::to_string(scrollback) + " feature " +
+                          std::to_string(static_cast<int>(feature)) + ">";
     for (int step = 0; step < 120; step++) {
       if (random() % 40 == 0) {
         int newColumns = 1 + static_cast<int>(random() % 16);

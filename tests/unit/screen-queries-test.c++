@@ -16,7 +16,8 @@ TEST(ScreenQueries, NamesEachReplyLibvtermWrites) {
   EXPECT_TRUE(output.empty());
   ASSERT_EQ(replies.size(), 7u);
   std::vector<std::string> names;
-  for (const QueryReply& reply : replies) names.push_back(reply.query);
+  for (const QueryReply& reply : replies)
+    names.push_back(reply.query);
   EXPECT_EQ(names, (std::vector<std::string>{"DA", "DA2", "DSR-status", "DSR-cursor",
                                              "DSR-cursor-dec", "DECRQSS", "DECRQM"}));
   EXPECT_EQ(replies[3].reply, "\x1b[3;7R");
@@ -25,13 +26,18 @@ TEST(ScreenQueries, NamesEachReplyLibvtermWrites) {
 
 TEST(ScreenQueries, NamesEightBitRepliesToo) {
   // After S8C1T (ESC SP G) libvterm answers with C1 controls, as xterm does.
-  std::string output = "\x9b?1;2c\x9b" "5;1R\x90" "1$r0m\x9c";
+  std::string output =
+      "\x9b?1;2c\x9b"
+      "5;1R\x90"
+      "1$r0m\x9c";
   std::vector<QueryReply> replies;
   takeCompleteReplies(output, replies);
   ASSERT_EQ(replies.size(), 3u);
   EXPECT_EQ(replies[0].query, "DA");
   EXPECT_EQ(replies[1].query, "DSR-cursor");
-  EXPECT_EQ(replies[1].reply, "\x9b" "5;1R");
+  EXPECT_EQ(replies[1].reply,
+            "\x9b"
+            "5;1R");
   EXPECT_EQ(replies[2].query, "DECRQSS");
 }
 

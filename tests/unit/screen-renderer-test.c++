@@ -47,8 +47,7 @@ TEST(ScreenRenderer, RendersTheSpecExampleWithAWideCharacterAndCrLf) {
   RenderedScreen frame = render("prompt> input:answer unicode:\xe9\x9b\xaa\r\n");
   // 雪 takes two columns but one UTF-16 code unit: 30 units of text, then 50 spaces.
   EXPECT_EQ(frame.lines[0], "prompt> input:answer unicode:\xe9\x9b\xaa" + std::string(50, ' '));
-  EXPECT_EQ(frame.serializedState,
-            "prompt> input:answer unicode:\xe9\x9b\xaa\x1b[1B\x1b[31D");
+  EXPECT_EQ(frame.serializedState, "prompt> input:answer unicode:\xe9\x9b\xaa\x1b[1B\x1b[31D");
   EXPECT_EQ(frame.cursorX, 0);
   EXPECT_EQ(frame.cursorY, 1);
 }
@@ -118,8 +117,7 @@ TEST(ScreenRenderer, EntersAndLeavesTheAlternateScreen) {
 
 TEST(ScreenRenderer, ScrollsOnlyInsideTheScrollRegion) {
   RenderedScreen frame = render("top\r\na\r\nb\r\nc\r\nbottom\x1b[2;4r\x1b[4;1H\nnew", 8, 5, 10);
-  EXPECT_THAT(frame.lines,
-              ElementsAre("top     ", "b       ", "c       ", "new     ", "bottom  "));
+  EXPECT_THAT(frame.lines, ElementsAre("top     ", "b       ", "c       ", "new     ", "bottom  "));
   // A region that does not start at the top row sends nothing to scrollback.
   EXPECT_EQ(frame.serializedState.find("a"), std::string::npos);
 }
@@ -152,7 +150,11 @@ TEST(ScreenRenderer, InsertsAndDeletesCharactersAndLines) {
 }
 
 TEST(ScreenRenderer, RestoresASavedCursor) {
-  RenderedScreen frame = render("ab\x1b" "7cd\x1b" "8X", 6, 1);
+  RenderedScreen frame = render(
+      "ab\x1b"
+      "7cd\x1b"
+      "8X",
+      6, 1);
   EXPECT_EQ(frame.lines[0], "abXd  ");
   EXPECT_EQ(frame.cursorX, 3);
 }
@@ -199,7 +201,8 @@ TEST(ScreenRenderer, DropsBlankRowsBelowTheCursorBeforeScrollingOnAShrink) {
 
 TEST(ScreenRenderer, KeepsAtMostTheScrollbackLimit) {
   Renderer renderer(3, 2, 3);
-  for (int i = 0; i < 10; i++) renderer.feed(std::to_string(i) + "\r\n");
+  for (int i = 0; i < 10; i++)
+    renderer.feed(std::to_string(i) + "\r\n");
   RenderedScreen frame = renderer.snapshot();
   EXPECT_THAT(frame.lines, ElementsAre("9  ", "   "));
   EXPECT_EQ(frame.serializedState, "6\r\n7\r\n8\r\n9\r\n");
@@ -222,13 +225,16 @@ TEST(ScreenRenderer, RendersTheSameScreenWhateverTheChunking) {
   std::string stream =
       "\x1b[1;32mgreen\x1b[0m e\xcc\x81t\xc3\xa9 \xe9\x9b\xaa\xf0\x9f\x98\x80\r\n"
       "\x1b]0;title\x07\x1b[2;5Hx\x1b[?25l\x1b[3;4r\x1b[?1049h\x1b[Halt\x1b[?1049l"
-      "\x1b[r\x1b[10;1H" "line\nfeed\r\n\x1b[41m\x1b[K\x1b[0mend\x1b[5D\x1b[2@";
-  for (int i = 0; i < 30; i++) stream += "row " + std::to_string(i) + "\r\n";
+      "\x1b[r\x1b[10;1H"
+      "line\nfeed\r\n\x1b[41m\x1b[K\x1b[0mend\x1b[5D\x1b[2@";
+  for (int i = 0; i < 30; i++)
+    stream += "row " + std::to_string(i) + "\r\n";
   Renderer whole(20, 6, 8);
   whole.feed(stream);
   RenderedScreen expected = whole.snapshot();
   Renderer byteByByte(20, 6, 8);
-  for (char c : stream) byteByByte.feed(std::string_view(&c, 1));
+  for (char c : stream)
+    byteByByte.feed(std::string_view(&c, 1));
   RenderedScreen actual = byteByByte.snapshot();
   EXPECT_EQ(actual.lines, expected.lines);
   EXPECT_EQ(actual.serializedState, expected.serializedState);
@@ -246,11 +252,18 @@ TEST(ScreenRenderer, RendersTheSameScreenWhateverTheChunking) {
 }
 
 TEST(ScreenRenderer, TurnsInvalidUtf8IntoReplacementCharacters) {
-  RenderedScreen frame = render("a\xff" "b\xed\xa0\x80", 6, 1);
+  RenderedScreen frame = render(
+      "a\xff"
+      "b\xed\xa0\x80",
+      6, 1);
   for (const std::string& line : frame.lines) {
-    for (unsigned char c : line) EXPECT_NE(c, 0xff);
+    for (unsigned char c : line)
+      EXPECT_NE(c, 0xff);
   }
-  EXPECT_EQ(frame.lines[0].rfind("a\xef\xbf\xbd" "b", 0), 0u);
+  EXPECT_EQ(frame.lines[0].rfind("a\xef\xbf\xbd"
+                                 "b",
+                                 0),
+            0u);
 }
 
 TEST(ScreenRenderer, AnswersDeviceAttributesAndStatusReports) {

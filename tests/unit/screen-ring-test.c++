@@ -24,7 +24,8 @@ std::vector<uint32_t> labels(const RowRing& ring) {
 
 TEST(ScreenRing, GrowsUpToItsCapacityThenEvictsTheOldestRow) {
   RowRing ring(3);
-  for (uint32_t i = 1; i <= 5; i++) label(ring.pushBack(), i);
+  for (uint32_t i = 1; i <= 5; i++)
+    label(ring.pushBack(), i);
   EXPECT_EQ(ring.size(), 3u);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{3, 4, 5}));
 }
@@ -43,12 +44,14 @@ TEST(ScreenRing, HandsOutEmptyRowsWhenRecyclingStorage) {
 
 TEST(ScreenRing, PopsFromBothEnds) {
   RowRing ring(5);
-  for (uint32_t i = 1; i <= 5; i++) label(ring.pushBack(), i);
+  for (uint32_t i = 1; i <= 5; i++)
+    label(ring.pushBack(), i);
   ring.popBack();
   ring.popFront(2);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{3, 4}));
   // The freed slots are reused before the ring evicts anything.
-  for (uint32_t i = 6; i <= 8; i++) label(ring.pushBack(), i);
+  for (uint32_t i = 6; i <= 8; i++)
+    label(ring.pushBack(), i);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{3, 4, 6, 7, 8}));
   label(ring.pushBack(), 9);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{4, 6, 7, 8, 9}));
@@ -56,7 +59,8 @@ TEST(ScreenRing, PopsFromBothEnds) {
 
 TEST(ScreenRing, RotatesLikeStdRotateAcrossTheWrapPoint) {
   RowRing ring(6);
-  for (uint32_t i = 1; i <= 9; i++) label(ring.pushBack(), i);  // storage wraps around
+  for (uint32_t i = 1; i <= 9; i++)
+    label(ring.pushBack(), i);  // storage wraps around
   ASSERT_EQ(labels(ring), (std::vector<uint32_t>{4, 5, 6, 7, 8, 9}));
   ring.rotate(1, 4, 6);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{4, 8, 9, 5, 6, 7}));
@@ -66,11 +70,13 @@ TEST(ScreenRing, RotatesLikeStdRotateAcrossTheWrapPoint) {
 
 TEST(ScreenRing, ChangesCapacityKeepingTheNewestRows) {
   RowRing ring(4);
-  for (uint32_t i = 1; i <= 6; i++) label(ring.pushBack(), i);
+  for (uint32_t i = 1; i <= 6; i++)
+    label(ring.pushBack(), i);
   ring.setCapacity(2);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{5, 6}));
   ring.setCapacity(5);
-  for (uint32_t i = 7; i <= 10; i++) label(ring.pushBack(), i);
+  for (uint32_t i = 7; i <= 10; i++)
+    label(ring.pushBack(), i);
   EXPECT_EQ(labels(ring), (std::vector<uint32_t>{6, 7, 8, 9, 10}));
   EXPECT_EQ(ring.capacity(), 5u);
 }

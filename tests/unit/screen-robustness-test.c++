@@ -74,13 +74,19 @@ TEST(ScreenRobustness, KeepsTheCursorOnScreenWhenASavedCursorOutlivesAShrink) {
   // libvterm 0.1.4 would restore the saved cursor off the screen and then index its row arrays
   // with it; the Renderer puts it back on the screen.
   Renderer renderer(40, 20, 0);
-  renderer.feed("\x1b[18;35H\x1b" "7");
+  renderer.feed(
+      "\x1b[18;35H\x1b"
+      "7");
   renderer.resize(10, 5);
-  renderer.feed("\x1b" "8x");
+  renderer.feed(
+      "\x1b"
+      "8x");
   RenderedScreen frame = renderer.snapshot();
   EXPECT_EQ(frame.cursorY, 4);
   EXPECT_EQ(frame.lines[4], "         x");
-  renderer.feed("\x1b" "8\x1b[1K\x1b[?1049h\x1b[3;3H\x1b[?1049l");
+  renderer.feed(
+      "\x1b"
+      "8\x1b[1K\x1b[?1049h\x1b[3;3H\x1b[?1049l");
   EXPECT_EQ(renderer.snapshot().lines[4], "          ");
 }
 

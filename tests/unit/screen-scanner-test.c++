@@ -35,7 +35,8 @@ std::vector<std::string> scan(const std::string& bytes) {
 }
 
 TEST(ScreenScanner, ReportsCsiAndEscapeSequencesWithTheirEnd) {
-  EXPECT_EQ(scan("ab\x1b[?1;2hcd\x1b" "7\x1b[m"),
+  EXPECT_EQ(scan("ab\x1b[?1;2hcd\x1b"
+                 "7\x1b[m"),
             (std::vector<std::string>{"CSI ?1;2h@9", "ESC 7@13", "CSI m@16"}));
 }
 
@@ -45,11 +46,14 @@ TEST(ScreenScanner, KeepsMissingParametersAndIntermediates) {
 }
 
 TEST(ScreenScanner, FindsSequencesSplitAtEveryByte) {
-  std::string stream = "x\x1b[?1049h\x1b]0;title\x07y\x1b[38;5;1m\x1b" "8";
+  std::string stream =
+      "x\x1b[?1049h\x1b]0;title\x07y\x1b[38;5;1m\x1b"
+      "8";
   std::vector<std::string> whole = scan(stream);
   ControlScanner scanner;
   Recorder recorder;
-  for (char c : stream) scanner.scan(std::string_view(&c, 1), recorder);
+  for (char c : stream)
+    scanner.scan(std::string_view(&c, 1), recorder);
   ASSERT_EQ(recorder.seen.size(), whole.size());
   EXPECT_EQ(recorder.seen[0], "CSI ?1049h@1");  // offsets are within each call's input
 }
@@ -73,7 +77,10 @@ TEST(ScreenScanner, ExecutesControlsInsideASequenceWithoutEndingIt) {
 }
 
 TEST(ScreenScanner, TreatsC1BytesAsText) {
-  EXPECT_TRUE(scan("\x9b" "6n\xc2\x9b" "5n").empty());
+  EXPECT_TRUE(scan("\x9b"
+                   "6n\xc2\x9b"
+                   "5n")
+                  .empty());
 }
 
 TEST(ScreenScanner, RecognisesSequencesThatRestoreTheSavedCursor) {
@@ -88,7 +95,9 @@ TEST(ScreenScanner, RecognisesSequencesThatRestoreTheSavedCursor) {
     scanner.scan(bytes, sink);
     return sink.restores;
   };
-  EXPECT_TRUE(check("\x1b" "8"));
+  EXPECT_TRUE(
+      check("\x1b"
+            "8"));
   EXPECT_TRUE(check("\x1b[u"));
   EXPECT_TRUE(check("\x1b[?1049l"));
   EXPECT_TRUE(check("\x1b[?25;1048l"));

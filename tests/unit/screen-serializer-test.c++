@@ -10,8 +10,7 @@
 namespace rea::helper {
 namespace {
 
-std::string serialize(std::string_view input, int columns = 20, int rows = 4,
-                      int scrollback = 10) {
+std::string serialize(std::string_view input, int columns = 20, int rows = 4, int scrollback = 10) {
   Renderer renderer(columns, rows, scrollback);
   renderer.feed(input);
   return renderer.snapshot().serializedState;
@@ -55,8 +54,7 @@ TEST(ScreenSerializer, RestoresTheCursorWithRelativeMoves) {
 }
 
 TEST(ScreenSerializer, WritesTheAlternateBufferAfterTheNormalOne) {
-  EXPECT_EQ(serialize("main\x1b[?1049h\x1b[2;3Halt"),
-            "main\x1b[?1049h\x1b[H\r\n\x1b[2Calt");
+  EXPECT_EQ(serialize("main\x1b[?1049h\x1b[2;3Halt"), "main\x1b[?1049h\x1b[H\r\n\x1b[2Calt");
 }
 
 TEST(ScreenSerializer, WritesNonDefaultModesAndPlacesTheCursorAbsolutelyAfterARegion) {
@@ -77,6 +75,7 @@ TEST(ScreenSerializer, MarksProtectedCells) {
 // Random streams of text, controls, cursor moves, erases, scrolls, modes, resizes and both
 // buffers, for the round trip below.
 std::string randomStream(std::mt19937& random, int columns, int rows) {
+  // clang-format off
   static const char* const PIECES[] = {
       "\r\n", "\n", "\r", "\b", "\t", "\x1b[K", "\x1b[1K", "\x1b[2K", "\x1b[J", "\x1b[1J",
       "\x1b[2J", "\x1b[3J", "\x1b[2X", "\x1b[2@", "\x1b[P", "\x1b[L", "\x1b[M", "\x1b[S", "\x1b[T",
@@ -86,6 +85,7 @@ std::string randomStream(std::mt19937& random, int columns, int rows) {
       "\x1b[11m", "\x1b[1\"q", "\x1b[0\"q", "\x1b[?K", "\xe9\x9b\xaa", "\xf0\x9f\x98\x80",
       "e\xcc\x81", "\x1b(0lqk\x1b(B", "\x1b[?6h", "\x1b[?6l", "\x1b=", "\x1b>", "\x1b[20h",
       "\x1b[20l", "\x1b[?69h", "\x1b[?69l", "\x1b[2;4s"};
+  // clang-format on
   constexpr int PIECE_COUNT = sizeof(PIECES) / sizeof(PIECES[0]);
   std::string stream;
   int length = 10 + static_cast<int>(random() % 120);
@@ -94,7 +94,8 @@ std::string randomStream(std::mt19937& random, int columns, int rows) {
       case 0:
       case 1: {
         int n = 1 + static_cast<int>(random() % 12);
-        for (int j = 0; j < n; j++) stream.push_back(static_cast<char>('a' + random() % 26));
+        for (int j = 0; j < n; j++)
+          stream.push_back(static_cast<char>('a' + random() % 26));
         break;
       }
       case 2:
@@ -145,7 +146,8 @@ TEST(ScreenSerializer, RoundTripsThroughAFreshRenderer) {
 
 TEST(ScreenSerializer, RefusesToAssembleAStateLongerThanTheLimit) {
   Renderer renderer(10, 2, 100);
-  for (int i = 0; i < 50; i++) renderer.feed("line " + std::to_string(i) + "\r\n");
+  for (int i = 0; i < 50; i++)
+    renderer.feed("line " + std::to_string(i) + "\r\n");
   std::string full = renderer.snapshot().serializedState;
   RenderBudget roomy(10, full.size() + 2 * 10);
   EXPECT_TRUE(renderer.capture(roomy).has_value());
