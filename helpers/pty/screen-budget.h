@@ -6,6 +6,9 @@
 // cumulative cost plus this frame's cost would exceed maxBytes; the check is per frame, so a
 // later, cheaper frame can still be accepted.
 //
+// Costs are of the frames as rendered here, before the supervisor normalises (and redacts) them;
+// B §6.11 counts normalised frames, so the supervisor re-checks on assembly if they differ.
+//
 // exhausted() tells when no frame can be accepted any more; Renderer::capture() then stops
 // emulating (see screen-renderer.h), which is how the renderer stops costing CPU.
 //
