@@ -74,7 +74,8 @@ void writeShimExecutables(const std::string& shimsDir, const std::vector<std::st
                "not a plain file name");
     int fd;
     KJ_SYSCALL(fd = openat(dirFd, name.c_str(),
-                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700));
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700),
+               "shim executable", shimsDir, name);
     kj::AutoCloseFd file(fd);
     // The umask may have cleared bits of 0700; the mode is part of the contract.
     KJ_SYSCALL(fchmod(fd, 0700));

@@ -38,6 +38,25 @@ kj::Promise<bool> readBody(kj::AsyncInputStream& in, BodyBuffer& buffer) {
       });
 }
 
+// Writes one complete answer. `body` must outlive the returned promise (literals and the
+// ledger's route JSON do; respondOwned() attaches the rest).
+kj::Promise<void> respond(const kj::HttpHeaderTable& table, kj::HttpService::Response& response,
+                          uint status, kj::StringPtr statusText, std::string_view body) {
+  kj::HttpHeaders headers(table);
+  headers.set(kj::HttpHeaderId::CONTENT_TYPE, "application/json");
+  auto stream = response.send(status, statusText, headers, uint64_t(body.size()));
+  auto written = stream->write(body.data(), body.size());
+  return written.attach(kj::mv(stream));
+}
+
+kj::Promise<void> respondOwned(const kj::HttpHeaderTable& table,
+                               kj::HttpService::Response& response, uint status,
+                               kj::StringPtr statusText, std::string body) {
+  auto owned = kj::heap<std::string>(std::move(body));
+  std::string_view view = *owned;
+  return respond(table, response, status, statusText, view).attach(kj::mv(owned));
+}
+
 class LedgerService final : public kj::HttpService {
  public:
   LedgerService(const kj::HttpHeaderTable& table, ShimLedger& ledger,
@@ -50,7 +69,7 @@ class LedgerService final : public kj::HttpService {
                             Response& response) override {
     (void)headers;
     if (method != kj::HttpMethod::POST || url != "/invoke") {
-      return respond(response, 404, "Not Found", R"({"error":"not found"})");
+      return respond(table, response, 404, "Not Found", R"({"error":"not found"})");
     }
     KJ_IF_MAYBE (length, requestBody.tryGetLength()) {
       if (*length > SHIM_REQUEST_BODY_LIMIT) return tooLarge(response);
@@ -62,15 +81,16 @@ class LedgerService final : public kj::HttpService {
           if (!withinLimit) return tooLarge(response);
           std::optional<ShimInvocation> invocation = parseShimInvocation(ref.text);
           if (!invocation) {
-            return respond(response, 400, "Bad Request", R"({"error":"malformed shim request"})");
+            return respond(table, response, 400, "Bad Request",
+                           R"({"error":"malformed shim request"})");
           }
           ShimAnswer answer = ledger.invoke(std::move(*invocation), nowNs());
           if (answer.outcome == ShimOutcome::MATCHED) {
-            return respond(response, 200, "OK", answer.routeJson);
+            return respond(table, response, 200, "OK", answer.routeJson);
           }
           std::string body =
               std::string(R"({"outcome":")") + shimOutcomeName(answer.outcome) + R"("})";
-          return respondOwned(response, 409, "Conflict", std::move(body));
+          return respondOwned(table, response, 409, "Conflict", std::move(body));
         })
         .attach(kj::mv(buffer));
   }
@@ -81,26 +101,45 @@ class LedgerService final : public kj::HttpService {
   kj::Function<uint64_t()>& nowNs;
 
   kj::Promise<void> tooLarge(Response& response) {
-    return respond(response, 400, "Bad Request", R"({"error":"request body over 64 KiB"})");
-  }
-
-  kj::Promise<void> respond(Response& response, uint status, kj::StringPtr statusText,
-                            std::string_view body) {
-    // `body` must outlive the returned promise (literals and the ledger's route JSON do).
-    kj::HttpHeaders headers(table);
-    headers.set(kj::HttpHeaderId::CONTENT_TYPE, "application/json");
-    auto stream = response.send(status, statusText, headers, uint64_t(body.size()));
-    auto written = stream->write(body.data(), body.size());
-    return written.attach(kj::mv(stream));
-  }
-
-  kj::Promise<void> respondOwned(Response& response, uint status, kj::StringPtr statusText,
-                                 std::string body) {
-    auto owned = kj::heap<std::string>(std::move(body));
-    std::string_view view = *owned;
-    return respond(response, status, statusText, view).attach(kj::mv(owned));
+    return respond(table, response, 400, "Bad Request", R"({"error":"request body over 64 KiB"})");
   }
 };
+
+// Every request kj cannot parse is a malformed request: 400 (kj would say 501 for an unknown
+// method). So is one whose body framing fails while it is read (a bad Content-Length, a broken
+// chunk, the client hanging up inside its body): our own handling throws nothing else. Nothing
+// is logged: the target may do this on purpose.
+class LedgerErrors final : public kj::HttpServerErrorHandler {
+ public:
+  explicit LedgerErrors(const kj::HttpHeaderTable& table) : table(table) {}
+
+  kj::Promise<void> handleClientProtocolError(kj::HttpHeaders::ProtocolError error,
+                                              kj::HttpService::Response& response) override {
+    (void)error;
+    return respond(table, response, 400, "Bad Request", R"({"error":"malformed HTTP request"})");
+  }
+
+  kj::Promise<void> handleApplicationError(
+      kj::Exception exception, kj::Maybe<kj::HttpService::Response&> response) override {
+    (void)exception;
+    KJ_IF_MAYBE (r, response) {
+      return respond(table, *r, 400, "Bad Request", R"({"error":"malformed HTTP request"})");
+    }
+    return kj::READY_NOW;
+  }
+
+ private:
+  const kj::HttpHeaderTable& table;
+};
+
+kj::HttpServerSettings ledgerSettings(LedgerErrors& errors) {
+  kj::HttpServerSettings settings;
+  settings.errorHandler = errors;
+  // After a 400 for an oversized body, read and discard up to 1 MiB more so that the client
+  // sees the answer instead of a connection reset.
+  settings.canceledUploadGraceBytes = 1 << 20;
+  return settings;
+}
 
 }  // namespace
 
@@ -110,13 +149,15 @@ struct ShimLedgerServer::Impl final : private kj::TaskSet::ErrorHandler {
       : lowLevel(lowLevel),
         nowNs(kj::mv(nowNs)),
         service(table, ledger, this->nowNs),
-        httpServer(timer, table, service),
+        errors(table),
+        httpServer(timer, table, service, ledgerSettings(errors)),
         tasks(*this) {}
 
   kj::LowLevelAsyncIoProvider& lowLevel;
   kj::Function<uint64_t()> nowNs;
   kj::HttpHeaderTable table;
   LedgerService service;
+  LedgerErrors errors;
   kj::HttpServer httpServer;
   kj::Maybe<kj::Own<kj::ConnectionReceiver>> receiver;
   uint16_t boundPort = 0;
