@@ -51,7 +51,8 @@ double seconds(std::chrono::steady_clock::time_point start) {
 double runShell(kj::AsyncIoContext& io, const std::string& script,
                 std::vector<std::string> environment) {
   std::vector<char*> envp;
-  for (std::string& entry : environment) envp.push_back(entry.data());
+  for (std::string& entry : environment)
+    envp.push_back(entry.data());
   envp.push_back(nullptr);
   const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
   posix_spawnattr_t attributes;
@@ -62,8 +63,8 @@ double runShell(kj::AsyncIoContext& io, const std::string& script,
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   auto start = std::chrono::steady_clock::now();
   pid_t pid;
-  int rc = posix_spawn(&pid, "/bin/sh", nullptr, &attributes, const_cast<char**>(argv),
-                       envp.data());
+  int rc =
+      posix_spawn(&pid, "/bin/sh", nullptr, &attributes, const_cast<char**>(argv), envp.data());
   posix_spawnattr_destroy(&attributes);
   KJ_ASSERT(rc == 0, strerror(rc));
   int pidfd;
@@ -77,8 +78,7 @@ double runShell(kj::AsyncIoContext& io, const std::string& script,
   int status;
   KJ_SYSCALL(waitpid(pid, &status, 0));
   double elapsed = seconds(start);
-  KJ_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "benchmark loop failed", script,
-            status);
+  KJ_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "benchmark loop failed", script, status);
   return elapsed;
 }
 
@@ -137,7 +137,8 @@ int main() {
       {"shim, one stdout chunk", loop("talk >/dev/null"), {}},
   };
   for (int run = 0; run < RUNS; ++run) {
-    for (Case& c : cases) c.runs.push_back(runShell(io, c.script, environment));
+    for (Case& c : cases)
+      c.runs.push_back(runShell(io, c.script, environment));
   }
 
   std::printf("shim calls: %d sequential calls from a /bin/sh loop, median of %d runs\n", CALLS,

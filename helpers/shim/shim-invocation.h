@@ -4,7 +4,7 @@
 // The bytes come from whatever runs inside the target, so they are untrusted: this is the one
 // parser of them, and it answers "malformed" rather than throwing.
 //
-// Errors: none thrown; a body that is not such an object yields nullptr-equivalent (std::nullopt).
+// Errors: none thrown; a body that is not such an object yields std::nullopt.
 
 #include <cstddef>
 #include <optional>

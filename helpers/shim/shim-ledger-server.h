@@ -6,9 +6,10 @@
 // runs on the caller's kj event loop, so the shim helper can serve it beside its RPC server.
 // It owns the listening socket; the ledger is borrowed.
 //
-// Errors: start() throws kj::Exception (FAILED) when the socket cannot be bound. Failures of a
-// single connection are answered (400/500) or drop that connection only; a failure of the
-// accept loop itself is kept and reported by failure().
+// Errors: start() throws kj::Exception (FAILED) when the socket cannot be bound. A failure
+// inside one connection (unparseable HTTP, broken body framing, a client hanging up) is
+// answered 400 where possible and ends that connection only, silently; a failure of the accept
+// loop itself is kept and reported by failure().
 
 #include <cstdint>
 #include <string>
