@@ -49,8 +49,7 @@ uint64_t monotonicNs(const kj::MonotonicClock& clock) {
 ProtocolRecorder::ProtocolRecorder(uint32_t maxEvents, const kj::MonotonicClock& clock)
     : maxEvents_(maxEvents), clock_(clock), originNs_(monotonicNs(clock)) {}
 
-void ProtocolRecorder::record(ProtocolEvent::Protocol protocol,
-                              ProtocolEvent::Direction direction,
+void ProtocolRecorder::record(ProtocolEvent::Protocol protocol, ProtocolEvent::Direction direction,
                               std::optional<std::string> method, std::optional<std::string> path,
                               std::string data, ProtocolEvent::Outcome outcome) {
   if (recorded_ >= maxEvents_) {

@@ -58,8 +58,8 @@ class ProtocolRecorder {
   // Starts the clock origin (B §8.1: "its creation time"). `clock` must outlive the recorder.
 
   void record(ProtocolEvent::Protocol protocol, ProtocolEvent::Direction direction,
-              std::optional<std::string> method, std::optional<std::string> path,
-              std::string data, ProtocolEvent::Outcome outcome);
+              std::optional<std::string> method, std::optional<std::string> path, std::string data,
+              ProtocolEvent::Outcome outcome);
   // Stamps the event now and appends it, or drops it and marks `eventCap` when full.
 
   void markBodyOverLimit() { truncation_.bodyOverLimit = true; }

@@ -13,6 +13,7 @@ using Outcome = ProtocolEvent::Outcome;
 using Kind = ReplayDiagnostic::Kind;
 
 constexpr kj::Duration ERROR_WRITE_GRACE = 1 * kj::SECONDS;
+constexpr kj::Duration LINGER = 1 * kj::SECONDS;
 
 // The request-line and header size as the client sent it (give or take whitespace): what the
 // header limit is about.
@@ -32,6 +33,10 @@ bool isValidHandshake(kj::HttpMethod method, const kj::HttpHeaders& headers) {
     return false;
   }
   return headers.get(kj::HttpHeaderId::SEC_WEBSOCKET_KEY) != nullptr;
+}
+
+bool isHeadersTooLarge(const kj::Exception& exception) {
+  return strstr(exception.getDescription().cStr(), "headers too large") != nullptr;
 }
 
 bool statusHasNoBody(uint32_t status) {
@@ -140,7 +145,23 @@ kj::Promise<void> ReplayConnection::run() {
   kj::Own<kj::AsyncIoStream> borrowed(stream_.get(), kj::NullDisposer::instance);
   return server_.listenHttp(kj::mv(borrowed))
       .then([this]() { return connectionEnded(); },
-            [this](kj::Exception&& exception) { return connectionFailed(kj::mv(exception)); });
+            [this](kj::Exception&& exception) { return connectionFailed(kj::mv(exception)); })
+      .then([this]() { return lingerOnClose_ ? lingeringClose() : kj::READY_NOW; });
+}
+
+kj::Promise<void> ReplayConnection::lingeringClose() {
+  // We answered with an error and close while the client may still be sending (an over-limit
+  // body, oversized headers). Closing a socket with unread input resets the connection, and the
+  // reset can destroy our response before the client reads it; so stop sending, read and
+  // discard what still arrives, and close at EOF or after LINGER (as nginx's lingering_close).
+  kj::runCatchingExceptions([this]() { stream_->socket().shutdownWrite(); });
+  return drain().exclusiveJoin(state_.timer.afterDelay(LINGER));
+}
+
+kj::Promise<void> ReplayConnection::drain() {
+  return stream_->socket()
+      .tryRead(drainBuffer_, 1, sizeof(drainBuffer_))
+      .then([this](size_t n) { return n == 0 ? kj::READY_NOW : drain(); }, [](kj::Exception&&) {});
 }
 
 kj::Promise<void> ReplayConnection::request(kj::HttpMethod method, kj::StringPtr url,
@@ -203,11 +224,10 @@ kj::Promise<void> ReplayConnection::dispatch(kj::HttpMethod method, kj::StringPt
           },
           [this, &response](kj::Exception&& exception) -> kj::Promise<void> {
             if (exception.getType() == kj::Exception::Type::OVERLOADED) {
-              state_.note(Kind::BODY_TIMEOUT,
-                          kj::str("request body not complete within ",
-                                  state_.options.bodyTimeout / kj::MILLISECONDS,
-                                  " ms (answered 408)")
-                              .cStr());
+              state_.note(Kind::BODY_TIMEOUT, kj::str("request body not complete within ",
+                                                      state_.options.bodyTimeout / kj::MILLISECONDS,
+                                                      " ms (answered 408)")
+                                                  .cStr());
               sendEmpty(response, 408, true);
               return kj::READY_NOW;
             }
@@ -219,13 +239,13 @@ kj::Promise<void> ReplayConnection::dispatch(kj::HttpMethod method, kj::StringPt
       .attach(kj::mv(reader), kj::mv(headerList));
 }
 
-kj::Promise<void> ReplayConnection::answer(kj::HttpService::Response& response,
-                                           std::string method, std::string path,
-                                           const HeaderList& headers, const std::string& body,
-                                           bool head) {
+kj::Promise<void> ReplayConnection::answer(kj::HttpService::Response& response, std::string method,
+                                           std::string path, const HeaderList& headers,
+                                           const std::string& body, bool head) {
   std::vector<RequestHeader> view;
   view.reserve(headers.size());
-  for (auto& [name, value] : headers) view.push_back({name, value});
+  for (auto& [name, value] : headers)
+    view.push_back({name, value});
   RouteMatcher::Result result = state_.matcher.match(method, path, view, body);
   std::string data = body.empty() ? std::string() : std::string(REDACTED_REQUEST_BODY);
   switch (result.verdict) {
@@ -249,19 +269,22 @@ kj::Promise<void> ReplayConnection::answer(kj::HttpService::Response& response,
     if (route.disconnect) {
       // Rule 5: destroy the connection (no response at all), then record.
       closingByServer_ = true;
-      state_.recorder.record(ProtocolEvent::Protocol::HTTP, Direction::RESPONSE, method, path,
-                             "", Outcome::DISCONNECTED);
+      state_.recorder.record(ProtocolEvent::Protocol::HTTP, Direction::RESPONSE, method, path, "",
+                             Outcome::DISCONNECTED);
       return KJ_EXCEPTION(DISCONNECTED, "replay: route disconnects");
     }
+    // Recorded whether or not the client took the whole response: it went out as far as the
+    // client let it. (Lambdas are passed by value: kj::Promise::then() keeps an lvalue by
+    // reference.)
     auto recordResponse = [this, &route, method, path]() {
       state_.recorder.record(ProtocolEvent::Protocol::HTTP, Direction::RESPONSE, method, path,
                              route.body, Outcome::MATCHED);
     };
-    return sendRoute(response, route, head)
-        .then(recordResponse, [recordResponse](kj::Exception&& exception) {
-          recordResponse();  // the response went out as far as the client let it
-          kj::throwFatalException(kj::mv(exception));
-        });
+    auto onError = [recordResponse](kj::Exception&& exception) {
+      recordResponse();
+      kj::throwFatalException(kj::mv(exception));
+    };
+    return sendRoute(response, route, head).then(kj::mv(recordResponse), kj::mv(onError));
   });
 }
 
@@ -280,13 +303,21 @@ kj::Promise<void> ReplayConnection::sendRoute(kj::HttpService::Response& respons
   return write.attach(kj::mv(stream));
 }
 
-void ReplayConnection::sendEmpty(kj::HttpService::Response& response, uint32_t status,
-                                 bool close) {
-  if (close) closingByServer_ = true;
+void ReplayConnection::sendEmpty(kj::HttpService::Response& response, uint32_t status, bool close) {
+  if (close) endAfterThisRequest();
   closeAfterResponse_ = close;
   kj::HttpHeaders headers(state_.headerTable);
   response.send(status, statusReason(status), headers, uint64_t(0));
   closeAfterResponse_ = false;
+}
+
+void ReplayConnection::endAfterThisRequest() {
+  closingByServer_ = lingerOnClose_ = true;
+  // shouldClose() only adds "Connection: close" in this kj-http; draining this connection's own
+  // server is what makes it stop reading requests once the current one is answered.
+  if (drainTask_ == nullptr) {
+    drainTask_ = server_.drain().eagerlyEvaluate([](kj::Exception&&) {});
+  }
 }
 
 void ReplayConnection::recordRequest(const std::string& method, const std::string& path,
@@ -342,31 +373,33 @@ kj::Promise<void> ReplayConnection::connectionEnded() {
 
 kj::Promise<void> ReplayConnection::connectionFailed(kj::Exception&& exception) {
   if (exception.getType() == kj::Exception::Type::DISCONNECTED) return connectionEnded();
-  if (strstr(exception.getDescription().cStr(), "headers too large") != nullptr) {
-    // kj-http's own header buffer overflowed before the request reached us: answer 431 on the
-    // raw socket (no response was started) and close.
-    state_.note(Kind::HEADERS_TOO_LARGE,
-                "request headers larger than kj-http's buffer (answered 431)");
-    static const char TOO_LARGE[] =
-        "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
-        "Content-Length: 0\r\n\r\n";
-    return stream_->socket()
-        .write(TOO_LARGE, sizeof(TOO_LARGE) - 1)
-        .catch_([](kj::Exception&&) {})
-        .exclusiveJoin(state_.timer.afterDelay(ERROR_WRITE_GRACE));
+  if (isHeadersTooLarge(exception)) {
+    // Thrown past the error handler: no response was started. Answer on the raw socket.
+    state_.note(Kind::HEADERS_TOO_LARGE, "request headers over kj-http's buffer (answered 431)");
+    closingByServer_ = lingerOnClose_ = true;
+    return writeRaw431();
   }
   state_.note(Kind::CONNECTION_ERROR,
               kj::str("connection failed (", exception.getType(), "); closed").cStr());
   return kj::READY_NOW;
 }
 
+kj::Promise<void> ReplayConnection::writeRaw431() {
+  static const char TOO_LARGE[] =
+      "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
+      "Content-Length: 0\r\n\r\n";
+  return stream_->socket()
+      .write(TOO_LARGE, sizeof(TOO_LARGE) - 1)
+      .catch_([](kj::Exception&&) {})
+      .exclusiveJoin(state_.timer.afterDelay(ERROR_WRITE_GRACE));
+}
+
 kj::Promise<void> ReplayConnection::handleClientProtocolError(
     kj::HttpHeaders::ProtocolError protocolError, kj::HttpService::Response& response) {
   // kj's description is its own fixed sentence, never the client's bytes.
-  closingByServer_ = true;
-  state_.note(Kind::BAD_REQUEST, kj::str("unparseable request (answered ",
-                                         protocolError.statusCode, "): ",
-                                         protocolError.description)
+  closingByServer_ = lingerOnClose_ = true;
+  state_.note(Kind::BAD_REQUEST, kj::str("unparseable request (answered ", protocolError.statusCode,
+                                         "): ", protocolError.description)
                                      .cStr());
   return response.sendError(protocolError.statusCode, protocolError.statusMessage,
                             state_.headerTable);
@@ -374,17 +407,29 @@ kj::Promise<void> ReplayConnection::handleClientProtocolError(
 
 kj::Promise<void> ReplayConnection::handleApplicationError(
     kj::Exception exception, kj::Maybe<kj::HttpService::Response&> response) {
-  closingByServer_ = true;
   // DISCONNECTED: our own "destroy the connection" (disconnect routes, refused upgrades, cut-off
-  // bodies) or the client vanishing. Either way: no response, close.
+  // bodies; those set closingByServer_ before throwing) or the client vanishing in the middle of
+  // a request (connectionEnded() notes it). Either way: no response, close.
   if (exception.getType() == kj::Exception::Type::DISCONNECTED) return kj::READY_NOW;
-  state_.note(Kind::CONNECTION_ERROR,
-              kj::str("request failed (", exception.getType(), "); closed").cStr());
-  KJ_LOG(WARNING, "replay request failed", exception);
-  KJ_IF_MAYBE(r, response) {
-    return r->sendError(500, "Internal Server Error", state_.headerTable);
+  closingByServer_ = lingerOnClose_ = true;
+  bool tooLarge = isHeadersTooLarge(exception);
+  if (tooLarge) {
+    // kj-http's header buffer (128 KiB here) overflowed before the request reached us.
+    state_.note(Kind::HEADERS_TOO_LARGE, "request headers over kj-http's buffer (answered 431)");
+  } else {
+    state_.note(Kind::CONNECTION_ERROR,
+                kj::str("request failed (", exception.getType(), "); closed").cStr());
+    KJ_LOG(WARNING, "replay request failed", exception);
   }
-  return kj::READY_NOW;
+  uint32_t status = tooLarge ? 431 : 500;
+  KJ_IF_MAYBE(r, response) {
+    // Fails when a response or a WebSocket upgrade had already started: then just close.
+    auto& table = state_.headerTable;
+    return kj::evalNow(
+               [r, &table, status]() { return r->sendError(status, statusReason(status), table); })
+        .catch_([](kj::Exception&&) {});
+  }
+  return tooLarge ? writeRaw431() : kj::READY_NOW;
 }
 
 kj::Promise<void> ReplayConnection::handleNoResponse(kj::HttpService::Response& response) {

@@ -46,9 +46,12 @@ class ReplayConnection final : public kj::HttpService,
   kj::HttpServer server_;
   bool closeAfterResponse_ = false;  // read by shouldClose() while a response starts
   bool closingByServer_ = false;     // we decided to end the connection (no diagnostic then)
+  bool lingerOnClose_ = false;       // we answered an error and close: drain input first
   uint32_t requestsInProgress_ = 0;
   uint64_t bytesReadWhenIdle_ = 0;  // bytes read when the last request ended
-  uint64_t idleSinceNs_;             // accept time, or when the last request ended
+  uint64_t idleSinceNs_;            // accept time, or when the last request ended
+  kj::byte drainBuffer_[4096];
+  kj::Maybe<kj::Promise<void>> drainTask_;  // server_.drain(), once we decided to close
 
   kj::Promise<void> dispatch(kj::HttpMethod method, kj::StringPtr url,
                              const kj::HttpHeaders& headers, kj::AsyncInputStream& requestBody,
@@ -61,17 +64,21 @@ class ReplayConnection final : public kj::HttpService,
   kj::Promise<void> sendRoute(kj::HttpService::Response& response, const HttpRoute& route,
                               bool head);
   void sendEmpty(kj::HttpService::Response& response, uint32_t status, bool close);
+  void endAfterThisRequest();
   void recordRequest(const std::string& method, const std::string& path, std::string data,
                      ProtocolEvent::Outcome outcome);
   void requestEnded();
   kj::Promise<void> connectionEnded();
   kj::Promise<void> connectionFailed(kj::Exception&& exception);
+  kj::Promise<void> writeRaw431();
+  kj::Promise<void> lingeringClose();
+  kj::Promise<void> drain();
 
   // implements kj::HttpServerErrorHandler ---------------------------------------------------
   kj::Promise<void> handleClientProtocolError(kj::HttpHeaders::ProtocolError protocolError,
                                               kj::HttpService::Response& response) override;
-  kj::Promise<void> handleApplicationError(
-      kj::Exception exception, kj::Maybe<kj::HttpService::Response&> response) override;
+  kj::Promise<void> handleApplicationError(kj::Exception exception,
+                                           kj::Maybe<kj::HttpService::Response&> response) override;
   kj::Promise<void> handleNoResponse(kj::HttpService::Response& response) override;
 
   // implements kj::HttpServerCallbacks ------------------------------------------------------

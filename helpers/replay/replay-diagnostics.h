@@ -19,16 +19,16 @@ namespace rea::helper {
 
 struct ReplayDiagnostic {
   enum class Kind {
-    BAD_REQUEST,            // unparseable request line or headers (answered 400/501)
-    HEADERS_TOO_LARGE,      // request line + headers over the limit (answered 431)
-    INCOMPLETE_REQUEST,     // connection closed in the middle of a request's headers
-    HEADER_TIMEOUT,         // headers not complete within the header timeout (closed)
-    BODY_TIMEOUT,           // body not complete within the body timeout (answered 408)
-    BAD_WEBSOCKET_HANDSHAKE,  // upgrade request kj-http refused (answered 400)
-    WEBSOCKET_PROTOCOL_ERROR,  // invalid frame from the client (closed with 1002)
+    BAD_REQUEST,                  // unparseable request line or headers (answered 400/501)
+    HEADERS_TOO_LARGE,            // request line + headers over the limit (answered 431)
+    INCOMPLETE_REQUEST,           // connection closed in the middle of a request's headers
+    HEADER_TIMEOUT,               // headers not complete within the header timeout (closed)
+    BODY_TIMEOUT,                 // body not complete within the body timeout (answered 408)
+    BAD_WEBSOCKET_HANDSHAKE,      // upgrade request kj-http refused (answered 400)
+    WEBSOCKET_PROTOCOL_ERROR,     // invalid frame from the client (closed with 1002)
     WEBSOCKET_MESSAGE_TOO_LARGE,  // frame payload over protocol_body_bytes (closed with 1009)
-    CONNECTION_LIMIT,       // too many connections open at once (closed at accept)
-    CONNECTION_ERROR,       // any other failure of one connection (closed)
+    CONNECTION_LIMIT,             // too many connections open at once (closed at accept)
+    CONNECTION_ERROR,             // any other failure of one connection (closed)
   };
   static constexpr size_t KIND_COUNT = 10;
 

@@ -24,8 +24,7 @@ std::string stringAt(const Json& value, const std::string& path) {
 }
 
 uint64_t unsignedAt(const Json& value, const std::string& path) {
-  KJ_REQUIRE(value.is_number_unsigned() ||
-                 (value.is_number_integer() && value.get<int64_t>() >= 0),
+  KJ_REQUIRE(value.is_number_unsigned() || (value.is_number_integer() && value.get<int64_t>() >= 0),
              "replay plan: expected a non-negative integer", path);
   return value.get<uint64_t>();
 }
@@ -52,7 +51,8 @@ std::vector<std::pair<std::string, std::string>> headersAt(const Json* value,
     std::string text = stringAt(headerValue, at);
     if (mustBeSendable) {
       bool nameOk = !name.empty();
-      for (char c : name) nameOk = nameOk && isTokenChar(c);
+      for (char c : name)
+        nameOk = nameOk && isTokenChar(c);
       KJ_REQUIRE(nameOk, "replay plan: a response header name must be an HTTP token", at);
       KJ_REQUIRE(text.find_first_of(std::string_view("\0\r\n", 3)) == std::string::npos,
                  "replay plan: a response header value cannot contain NUL, CR or LF", at);
@@ -163,8 +163,7 @@ ReplayLimits parseReplayLimits(const Json& limits) {
   if (const Json* v = member(limits, "connections")) {
     result.connections = static_cast<uint32_t>(unsignedAt(*v, "connections"));
   }
-  KJ_REQUIRE(result.protocolEvents >= 1 && result.connections >= 1 &&
-                 result.protocolBodyBytes >= 1,
+  KJ_REQUIRE(result.protocolEvents >= 1 && result.connections >= 1 && result.protocolBodyBytes >= 1,
              "replay limits: protocol_events, protocol_body_bytes and connections must be >= 1");
   return result;
 }

@@ -22,7 +22,7 @@ struct HttpRoute {
   std::string method;  // compared case-sensitively with the request method
   std::string path;    // compared with the request path without its query string
   uint32_t status = 200;
-  std::string body;  // response body
+  std::string body;                                                  // response body
   std::vector<std::pair<std::string, std::string>> requestHeaders;   // all must match
   std::optional<std::string> requestBody;                            // if set, must equal
   std::vector<std::pair<std::string, std::string>> responseHeaders;  // in declaration order
@@ -48,9 +48,9 @@ struct ReplayPlan {
 };
 
 struct ReplayLimits {
-  uint32_t protocolEvents = 10000;     // events recorded before the recorder truncates
+  uint32_t protocolEvents = 10000;       // events recorded before the recorder truncates
   uint64_t protocolBodyBytes = 1000000;  // request body / WebSocket frame payload cap
-  uint32_t connections = 100;          // WebSocket connections served (HTTP is not limited)
+  uint32_t connections = 100;            // WebSocket connections served (HTTP is not limited)
 };
 
 ReplayPlan parseReplayPlan(const evidence::Json& replay);

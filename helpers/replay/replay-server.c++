@@ -43,9 +43,8 @@ class ReplayServer::Impl final : public kj::TaskSet::ErrorHandler {
         owned.release(), kj::LowLevelAsyncIoProvider::TAKE_OWNERSHIP |
                              kj::LowLevelAsyncIoProvider::ALREADY_CLOEXEC |
                              kj::LowLevelAsyncIoProvider::ALREADY_NONBLOCK);
-    acceptLoop_ = acceptLoop().eagerlyEvaluate([](kj::Exception&& e) {
-      KJ_LOG(ERROR, "replay accept loop ended", e);
-    });
+    acceptLoop_ = acceptLoop().eagerlyEvaluate(
+        [](kj::Exception&& e) { KJ_LOG(ERROR, "replay accept loop ended", e); });
     return port_;
   }
 

@@ -40,7 +40,7 @@ struct ReplayServerOptions {
   kj::Duration headerTimeout = 10 * kj::SECONDS;  // request line + headers must arrive within
   kj::Duration bodyTimeout = 30 * kj::SECONDS;    // a request body must arrive within
   kj::Duration closeTimeout = 2 * kj::SECONDS;    // wait for a WebSocket client's Close reply
-  size_t maxHeaderBytes = 16 * 1024;  // request line + headers (Node's default limit)
+  size_t maxHeaderBytes = 16 * 1024;              // request line + headers (Node's default limit)
   uint32_t maxOpenConnections = 512;  // simultaneous connections, HTTP and WebSocket together
 };
 

@@ -5,7 +5,8 @@ namespace {
 
 WebSocketScript legacyScriptOf(const ReplayPlan& plan) {
   WebSocketScript script;
-  for (const std::string& data : plan.websocketMessages) script.messages.push_back({data, 0});
+  for (const std::string& data : plan.websocketMessages)
+    script.messages.push_back({data, 0});
   return script;
 }
 
@@ -21,8 +22,8 @@ ReplayState::ReplayState(kj::Timer& timer, const kj::MonotonicClock& clock, Repl
       legacyScript(legacyScriptOf(this->plan)),
       matcher(this->plan.http),
       recorder(limits.protocolEvents, clock),
-      sessionContext{timer, clock, recorder, diagnostics, limits.protocolBodyBytes,
-                     options.closeTimeout} {}
+      sessionContext{
+          timer, clock, recorder, diagnostics, limits.protocolBodyBytes, options.closeTimeout} {}
 
 kj::Maybe<const WebSocketScript&> ReplayState::scriptFor(uint32_t connectionNumber) const {
   if (plan.websocketConnections.empty()) return legacyScript;

@@ -63,7 +63,8 @@ std::optional<std::string> joinedHeader(const std::vector<RequestHeader>& header
 std::string_view pathWithoutQuery(std::string_view url) {
   // Absolute-form targets ("GET http://host/p HTTP/1.1") name the same path as origin-form.
   for (std::string_view scheme : {"http://", "https://", "ws://", "wss://"}) {
-    if (url.size() >= scheme.size() && equalsIgnoringAsciiCase(url.substr(0, scheme.size()), scheme)) {
+    if (url.size() >= scheme.size() &&
+        equalsIgnoringAsciiCase(url.substr(0, scheme.size()), scheme)) {
       std::string_view rest = url.substr(scheme.size());
       size_t slash = rest.find_first_of("/?#");
       url = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
@@ -80,28 +81,69 @@ const char* statusReason(uint32_t status) {
   static constexpr struct {
     uint32_t status;
     const char* reason;
-  } REASONS[] = {
-    {100, "Continue"}, {101, "Switching Protocols"}, {102, "Processing"}, {103, "Early Hints"},
-    {200, "OK"}, {201, "Created"}, {202, "Accepted"}, {203, "Non-Authoritative Information"},
-    {204, "No Content"}, {205, "Reset Content"}, {206, "Partial Content"}, {207, "Multi-Status"},
-    {208, "Already Reported"}, {226, "IM Used"}, {300, "Multiple Choices"},
-    {301, "Moved Permanently"}, {302, "Found"}, {303, "See Other"}, {304, "Not Modified"},
-    {305, "Use Proxy"}, {307, "Temporary Redirect"}, {308, "Permanent Redirect"},
-    {400, "Bad Request"}, {401, "Unauthorized"}, {402, "Payment Required"}, {403, "Forbidden"},
-    {404, "Not Found"}, {405, "Method Not Allowed"}, {406, "Not Acceptable"},
-    {407, "Proxy Authentication Required"}, {408, "Request Timeout"}, {409, "Conflict"},
-    {410, "Gone"}, {411, "Length Required"}, {412, "Precondition Failed"},
-    {413, "Payload Too Large"}, {414, "URI Too Long"}, {415, "Unsupported Media Type"},
-    {416, "Range Not Satisfiable"}, {417, "Expectation Failed"}, {418, "I'm a Teapot"},
-    {421, "Misdirected Request"}, {422, "Unprocessable Entity"}, {423, "Locked"},
-    {424, "Failed Dependency"}, {425, "Too Early"}, {426, "Upgrade Required"},
-    {428, "Precondition Required"}, {429, "Too Many Requests"},
-    {431, "Request Header Fields Too Large"}, {451, "Unavailable For Legal Reasons"},
-    {500, "Internal Server Error"}, {501, "Not Implemented"}, {502, "Bad Gateway"},
-    {503, "Service Unavailable"}, {504, "Gateway Timeout"}, {505, "HTTP Version Not Supported"},
-    {506, "Variant Also Negotiates"}, {507, "Insufficient Storage"}, {508, "Loop Detected"},
-    {509, "Bandwidth Limit Exceeded"}, {510, "Not Extended"},
-    {511, "Network Authentication Required"}};
+  } REASONS[] = {{100, "Continue"},
+                 {101, "Switching Protocols"},
+                 {102, "Processing"},
+                 {103, "Early Hints"},
+                 {200, "OK"},
+                 {201, "Created"},
+                 {202, "Accepted"},
+                 {203, "Non-Authoritative Information"},
+                 {204, "No Content"},
+                 {205, "Reset Content"},
+                 {206, "Partial Content"},
+                 {207, "Multi-Status"},
+                 {208, "Already Reported"},
+                 {226, "IM Used"},
+                 {300, "Multiple Choices"},
+                 {301, "Moved Permanently"},
+                 {302, "Found"},
+                 {303, "See Other"},
+                 {304, "Not Modified"},
+                 {305, "Use Proxy"},
+                 {307, "Temporary Redirect"},
+                 {308, "Permanent Redirect"},
+                 {400, "Bad Request"},
+                 {401, "Unauthorized"},
+                 {402, "Payment Required"},
+                 {403, "Forbidden"},
+                 {404, "Not Found"},
+                 {405, "Method Not Allowed"},
+                 {406, "Not Acceptable"},
+                 {407, "Proxy Authentication Required"},
+                 {408, "Request Timeout"},
+                 {409, "Conflict"},
+                 {410, "Gone"},
+                 {411, "Length Required"},
+                 {412, "Precondition Failed"},
+                 {413, "Payload Too Large"},
+                 {414, "URI Too Long"},
+                 {415, "Unsupported Media Type"},
+                 {416, "Range Not Satisfiable"},
+                 {417, "Expectation Failed"},
+                 {418, "I'm a Teapot"},
+                 {421, "Misdirected Request"},
+                 {422, "Unprocessable Entity"},
+                 {423, "Locked"},
+                 {424, "Failed Dependency"},
+                 {425, "Too Early"},
+                 {426, "Upgrade Required"},
+                 {428, "Precondition Required"},
+                 {429, "Too Many Requests"},
+                 {431, "Request Header Fields Too Large"},
+                 {451, "Unavailable For Legal Reasons"},
+                 {500, "Internal Server Error"},
+                 {501, "Not Implemented"},
+                 {502, "Bad Gateway"},
+                 {503, "Service Unavailable"},
+                 {504, "Gateway Timeout"},
+                 {505, "HTTP Version Not Supported"},
+                 {506, "Variant Also Negotiates"},
+                 {507, "Insufficient Storage"},
+                 {508, "Loop Detected"},
+                 {509, "Bandwidth Limit Exceeded"},
+                 {510, "Not Extended"},
+                 {511, "Network Authentication Required"}};
   for (auto& entry : REASONS) {
     if (entry.status == status) return entry.reason;
   }

@@ -27,8 +27,7 @@ uint16_t closeReplyCode(uint16_t received) {
 
 }  // namespace
 
-WebSocketSession::WebSocketSession(WebSocketSessionContext& context,
-                                   kj::Own<kj::WebSocket> socket,
+WebSocketSession::WebSocketSession(WebSocketSessionContext& context, kj::Own<kj::WebSocket> socket,
                                    kj::Maybe<const WebSocketScript&> script)
     : socket_(kj::mv(socket)), context_(context), script_(script) {}
 
@@ -85,14 +84,17 @@ kj::Promise<void> WebSocketSession::run() {
 }
 
 kj::Promise<void> WebSocketSession::enqueue(kj::Function<kj::Promise<void>()> operation) {
-  auto result = sendTail_.then([operation = kj::mv(operation)]() mutable { return operation(); })
-                    .fork();
+  auto result =
+      sendTail_.then([operation = kj::mv(operation)]() mutable { return operation(); }).fork();
   sendTail_ = result.addBranch().catch_([](kj::Exception&&) {});
   return result.addBranch();
 }
 
 kj::Promise<void> WebSocketSession::receiveLoop() {
-  return socket().receive(context_.maxMessageBytes)
+  // kj-http refuses a message of exactly maxSize bytes, while the limit allows it: ask for one
+  // more. evalNow(): receive() parses frames already buffered synchronously and can throw
+  // right here; the error must reach the handler below like any other.
+  return kj::evalNow([this]() { return socket().receive(context_.maxMessageBytes + 1); })
       .then(
           [this](kj::WebSocket::Message&& message) -> kj::Promise<void> {
             KJ_SWITCH_ONEOF(message) {
@@ -101,8 +103,7 @@ kj::Promise<void> WebSocketSession::receiveLoop() {
                 if (!evidence::isValidUtf8(bytes)) {
                   // RFC 6455 §8.1 (and `ws`): a text frame must be UTF-8; close with 1007.
                   return failConnection(Kind::WEBSOCKET_PROTOCOL_ERROR,
-                                        "text message is not valid UTF-8 (closed with 1007)",
-                                        1007);
+                                        "text message is not valid UTF-8 (closed with 1007)", 1007);
                 }
                 recordEvent(Direction::RECEIVED, std::string(bytes), Outcome::MATCHED);
                 return receiveLoop();
@@ -133,19 +134,18 @@ kj::Promise<void> WebSocketSession::onReceiveError(kj::Exception&& exception) {
     return kj::READY_NOW;  // the client went away (EOF or reset): nothing to answer
   }
   if (strstr(exception.getDescription().cStr(), "too large") != nullptr) {
-    return failConnection(
-        Kind::WEBSOCKET_MESSAGE_TOO_LARGE,
-        kj::str("message larger than protocol_body_bytes = ", context_.maxMessageBytes,
-                " (closed with 1009)")
-            .cStr(),
-        1009);
+    return failConnection(Kind::WEBSOCKET_MESSAGE_TOO_LARGE,
+                          kj::str("message larger than protocol_body_bytes = ",
+                                  context_.maxMessageBytes, " (closed with 1009)")
+                              .cStr(),
+                          1009);
   }
-  return failConnection(Kind::WEBSOCKET_PROTOCOL_ERROR, "invalid WebSocket frame (closed with 1002)",
-                        1002);
+  return failConnection(Kind::WEBSOCKET_PROTOCOL_ERROR,
+                        "invalid WebSocket frame (closed with 1002)", 1002);
 }
 
-kj::Promise<void> WebSocketSession::failConnection(ReplayDiagnostic::Kind kind,
-                                                   std::string detail, uint16_t code) {
+kj::Promise<void> WebSocketSession::failConnection(ReplayDiagnostic::Kind kind, std::string detail,
+                                                   uint16_t code) {
   open_ = false;
   context_.diagnostics.add(monotonicNs(context_.clock), kind, std::move(detail));
   if (closeSent_) return kj::READY_NOW;

@@ -27,7 +27,7 @@ struct WebSocketSessionContext {
   const kj::MonotonicClock& clock;
   ProtocolRecorder& recorder;
   ReplayDiagnostics& diagnostics;
-  uint64_t maxMessageBytes;  // limits.protocol_body_bytes
+  uint64_t maxMessageBytes;   // limits.protocol_body_bytes
   kj::Duration closeTimeout;  // how long to wait for the client's Close reply
 };
 
@@ -63,8 +63,7 @@ class WebSocketSession {
   kj::Promise<void> receiveLoop();
   kj::Promise<void> onReceiveError(kj::Exception&& exception);
   kj::Promise<void> playScript(size_t index);
-  kj::Promise<void> failConnection(ReplayDiagnostic::Kind kind, std::string detail,
-                                   uint16_t code);
+  kj::Promise<void> failConnection(ReplayDiagnostic::Kind kind, std::string detail, uint16_t code);
   void recordEvent(ProtocolEvent::Direction direction, std::string data,
                    ProtocolEvent::Outcome outcome);
 };

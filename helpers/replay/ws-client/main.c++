@@ -9,6 +9,7 @@
 // (binary messages as "# binary " + the bytes), then "# close CODE" when the server sent Close
 // (answered with the same code), "# disconnected" when the connection dropped without one,
 // "# refused STATUS" when the server answered the upgrade with a plain HTTP response.
+// `--close-after N`: send Close after N received messages (0: right after sending).
 // Exit: 0 server closed or dropped the connection (or we closed after N messages), 1 connection
 // or handshake failure, 2 usage, 4 timeout (default 10 s).
 
@@ -75,51 +76,75 @@ void printLine(const std::string& line) {
   fflush(stdout);
 }
 
-kj::Promise<void> sendAll(kj::WebSocket& socket, const std::vector<Message>& messages,
-                          size_t index) {
-  if (index == messages.size()) return kj::READY_NOW;
-  const Message& m = messages[index];
-  kj::Promise<void> sent =
-      m.binary ? socket.send(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.data.data()),
-                                          m.data.size()))
-               : socket.send(kj::ArrayPtr<const char>(m.data.data(), m.data.size()));
-  return sent.then([&socket, &messages, index]() { return sendAll(socket, messages, index + 1); });
-}
+// One open connection: sends the messages, then receives until the server closes.
+class Session {
+ public:
+  Session(kj::WebSocket& socket, const Options& options) : socket_(socket), options_(options) {}
 
-kj::Promise<int> receiveAll(kj::WebSocket& socket, const Options& options, long received,
-                            bool closing) {
-  return socket.receive().then(
-      [&socket, &options, received, closing](kj::WebSocket::Message&& message) -> kj::Promise<int> {
-        KJ_SWITCH_ONEOF(message) {
-          KJ_CASE_ONEOF(text, kj::String) {
-            printLine(std::string(text.begin(), text.size()));
-          }
-          KJ_CASE_ONEOF(bytes, kj::Array<kj::byte>) {
-            printLine("# binary " +
-                      std::string(reinterpret_cast<const char*>(bytes.begin()), bytes.size()));
-          }
-          KJ_CASE_ONEOF(close, kj::WebSocket::Close) {
-            printLine("# close " + std::to_string(close.code));
-            if (closing) return 0;  // the server answered our Close
-            uint16_t code = close.code == 1005 ? 1000 : close.code;
-            return socket.close(code, "").then([]() { return 0; }, [](kj::Exception&&) {
+  kj::Promise<int> run() {
+    sending_ = sendFrom(0)
+                   .then([this]() { return options_.closeAfter == 0 ? closeNow() : kj::READY_NOW; })
+                   .eagerlyEvaluate([](kj::Exception&&) {});
+    return receiveLoop();
+  }
+
+ private:
+  kj::WebSocket& socket_;
+  const Options& options_;
+  long received_ = 0;
+  bool closing_ = false;
+  kj::Promise<void> sending_ = nullptr;
+
+  kj::Promise<void> sendFrom(size_t index) {
+    if (index == options_.send.size()) return kj::READY_NOW;
+    const Message& m = options_.send[index];
+    kj::Promise<void> sent =
+        m.binary ? socket_.send(kj::arrayPtr(reinterpret_cast<const kj::byte*>(m.data.data()),
+                                             m.data.size()))
+                 : socket_.send(kj::ArrayPtr<const char>(m.data.data(), m.data.size()));
+    return sent.then([this, index]() { return sendFrom(index + 1); });
+  }
+
+  kj::Promise<void> closeNow() {
+    if (closing_) return kj::READY_NOW;
+    closing_ = true;
+    return socket_.close(1000, "");
+  }
+
+  kj::Promise<int> receiveLoop() {
+    // evalNow(): receive() can throw synchronously on frames already buffered.
+    return kj::evalNow([this]() { return socket_.receive(); })
+        .then(
+            [this](kj::WebSocket::Message&& message) -> kj::Promise<int> {
+              KJ_SWITCH_ONEOF(message) {
+                KJ_CASE_ONEOF(text, kj::String) {
+                  printLine(std::string(text.begin(), text.size()));
+                }
+                KJ_CASE_ONEOF(bytes, kj::Array<kj::byte>) {
+                  printLine("# binary " + std::string(reinterpret_cast<const char*>(bytes.begin()),
+                                                      bytes.size()));
+                }
+                KJ_CASE_ONEOF(close, kj::WebSocket::Close) {
+                  printLine("# close " + std::to_string(close.code));
+                  if (closing_) return 0;  // the server answered our Close
+                  closing_ = true;
+                  uint16_t code = close.code == 1005 ? 1000 : close.code;
+                  return sending_.then([this, code]() { return socket_.close(code, ""); })
+                      .then([]() { return 0; }, [](kj::Exception&&) { return 0; });
+                }
+              }
+              ++received_;
+              if (options_.closeAfter > 0 && received_ == options_.closeAfter) {
+                return closeNow().then([this]() { return receiveLoop(); });
+              }
+              return receiveLoop();
+            },
+            [](kj::Exception&&) -> kj::Promise<int> {
+              printLine("# disconnected");
               return 0;
             });
-          }
-        }
-        long count = received + 1;
-        if (!closing && options.closeAfter >= 0 && count >= options.closeAfter) {
-          return socket.close(1000, "").then([&socket, &options, count]() {
-            return receiveAll(socket, options, count, true);
-          });
-        }
-        return receiveAll(socket, options, count, closing);
-      },
-      [](kj::Exception&&) -> kj::Promise<int> {
-        printLine("# disconnected");
-        return 0;
-      });
-}
+  }
+};
 
 }  // namespace
 
@@ -148,38 +173,37 @@ int main(int argc, char** argv) {
   kj::HttpClientSettings settings;
   settings.entropySource = entropy;
 
-  auto run = io.provider->getNetwork()
-                 .parseAddress(options.hostPort)
-                 .then([&](kj::Own<kj::NetworkAddress> address) {
-                   auto client = kj::newHttpClient(timer, table, *address, settings);
-                   kj::HttpHeaders headers(table);
-                   headers.set(kj::HttpHeaderId::HOST, options.hostPort.c_str());
-                   auto opened = client->openWebSocket(options.path.c_str(), headers);
-                   return opened
-                       .then([&](kj::HttpClient::WebSocketResponse&& response) -> kj::Promise<int> {
-                         KJ_SWITCH_ONEOF(response.webSocketOrBody) {
-                           KJ_CASE_ONEOF(socket, kj::Own<kj::WebSocket>) {
-                             printLine("# open");
-                             auto& ref = *socket;
-                             auto sending = sendAll(ref, options.send, 0).eagerlyEvaluate(
-                                 [](kj::Exception&&) {});
-                             return receiveAll(ref, options, 0, false)
-                                 .attach(kj::mv(sending), kj::mv(socket));
-                           }
-                           KJ_CASE_ONEOF(body, kj::Own<kj::AsyncInputStream>) {
-                             printLine("# refused " + std::to_string(response.statusCode));
-                             return 1;
-                           }
-                         }
-                         KJ_UNREACHABLE;
-                       })
-                       .attach(kj::mv(client), kj::mv(address));
-                 })
-                 .then([](int code) { return code; },
-                       [](kj::Exception&& e) {
-                         printLine("# failed " + std::string(e.getDescription().cStr()));
-                         return 1;
-                       });
+  auto run =
+      io.provider->getNetwork()
+          .parseAddress(options.hostPort)
+          .then([&](kj::Own<kj::NetworkAddress> address) {
+            auto client = kj::newHttpClient(timer, table, *address, settings);
+            kj::HttpHeaders headers(table);
+            headers.set(kj::HttpHeaderId::HOST, options.hostPort.c_str());
+            auto opened = client->openWebSocket(options.path.c_str(), headers);
+            return opened
+                .then([&](kj::HttpClient::WebSocketResponse&& response) -> kj::Promise<int> {
+                  KJ_SWITCH_ONEOF(response.webSocketOrBody) {
+                    KJ_CASE_ONEOF(socket, kj::Own<kj::WebSocket>) {
+                      printLine("# open");
+                      auto session = kj::heap<Session>(*socket, options);
+                      auto done = session->run();
+                      return done.attach(kj::mv(socket), kj::mv(session));  // last destroyed first
+                    }
+                    KJ_CASE_ONEOF(body, kj::Own<kj::AsyncInputStream>) {
+                      printLine("# refused " + std::to_string(response.statusCode));
+                      return 1;
+                    }
+                  }
+                  KJ_UNREACHABLE;
+                })
+                .attach(kj::mv(address), kj::mv(client));
+          })
+          .then([](int code) { return code; },
+                [](kj::Exception&& e) {
+                  printLine("# failed " + std::string(e.getDescription().cStr()));
+                  return 1;
+                });
   auto deadline = timer.afterDelay(options.timeoutMs * kj::MILLISECONDS).then([]() {
     printLine("# timeout");
     return 4;
