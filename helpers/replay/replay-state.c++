@@ -1,0 +1,36 @@
+#include "helpers/replay/replay-state.h"
+
+namespace rea::helper {
+namespace {
+
+WebSocketScript legacyScriptOf(const ReplayPlan& plan) {
+  WebSocketScript script;
+  for (const std::string& data : plan.websocketMessages)
+    script.messages.push_back({data, 0});
+  return script;
+}
+
+}  // namespace
+
+ReplayState::ReplayState(kj::Timer& timer, const kj::MonotonicClock& clock, ReplayPlan plan,
+                         ReplayLimits limits, ReplayServerOptions options)
+    : timer(timer),
+      clock(clock),
+      plan(kj::mv(plan)),
+      limits(limits),
+      options(options),
+      legacyScript(legacyScriptOf(this->plan)),
+      matcher(this->plan.http),
+      recorder(limits.protocolEvents, clock),
+      sessionContext{
+          timer, clock, recorder, diagnostics, limits.protocolBodyBytes, options.closeTimeout} {}
+
+kj::Maybe<const WebSocketScript&> ReplayState::scriptFor(uint32_t connectionNumber) const {
+  if (plan.websocketConnections.empty()) return legacyScript;
+  if (connectionNumber >= 1 && connectionNumber <= plan.websocketConnections.size()) {
+    return plan.websocketConnections[connectionNumber - 1];
+  }
+  return nullptr;
+}
+
+}  // namespace rea::helper
