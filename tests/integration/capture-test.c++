@@ -63,7 +63,7 @@ TEST(Capture, RootIsASessionLeaderOnTheTerminalWithTheScenarioSize) {
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
-  EXPECT_NE(out.find(" <pid> <pid> <pid>\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("<pid> <pid> <pid>\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("33 120\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("/dev/pts/"), std::string::npos) << out;
 }
