@@ -10,7 +10,8 @@ EventTracker::EventTracker(pid_t rootPid, SampleRecorder& recorder,
                            std::function<std::vector<pid_t>()> listMembers)
     : rootPid(rootPid), recorder(recorder), listMembers(kj::mv(listMembers)) {}
 
-void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process) {
+void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process, bool exited) {
+  if (pid == rootPid && !rootExeced && !exited) return;
   recorder.offer(ProcessRecord{atNs, pid, process.ppid, process.pgid, process.sid, process.command});
 }
 
@@ -41,7 +42,7 @@ void EventTracker::handle(const ProcEvent& event) {
           // Our process's pid now names a stranger's child: its exit event was lost.
           Process gone = stale->second;
           gone.command.clear();
-          offer(event.atNs, event.pid, gone);
+          offer(event.atNs, event.pid, gone, true);
           tracked.erase(stale);
         }
         return;
@@ -67,6 +68,7 @@ void EventTracker::handle(const ProcEvent& event) {
         found = tracked.emplace(event.pid, Process{0, std::nullopt, std::nullopt, {}}).first;
       }
       Process& process = found->second;
+      if (event.pid == rootPid) rootExeced = true;
       auto command = readCommand(event.pid);
       auto stat = readStat(event.pid);
       KJ_IF_MAYBE(s, stat) {
@@ -87,7 +89,10 @@ void EventTracker::handle(const ProcEvent& event) {
         // The program already exited; its argv went with its memory, its name did not.
         process.command = "[" + s->comm + "]";
         offer(event.atNs, event.pid, process);
+        return;
       }
+      // Reaped before we could look: the exec happened, what it ran is lost.
+      recorder.markPartial();
       return;
     }
     case ProcEvent::EXIT: {
@@ -95,7 +100,7 @@ void EventTracker::handle(const ProcEvent& event) {
       if (found == tracked.end()) return;
       Process gone = found->second;
       gone.command.clear();
-      offer(event.atNs, event.pid, gone);
+      offer(event.atNs, event.pid, gone, true);
       tracked.erase(found);
       return;
     }
@@ -124,7 +129,7 @@ void EventTracker::resynchronise(uint64_t atNs) {
     }
     Process gone = it->second;
     gone.command.clear();
-    offer(atNs, it->first, gone);
+    offer(atNs, it->first, gone, true);
     it = tracked.erase(it);
   }
   for (pid_t pid : members) {
@@ -133,7 +138,7 @@ void EventTracker::resynchronise(uint64_t atNs) {
       if (stat->isZombie()) continue;
       Process process{stat->ppid, stat->pgid, stat->sid, {}};
       KJ_IF_MAYBE(command, readCommand(pid)) { process.command = *command; }
-      if (pid == rootPid) rootSeen = true;
+      if (pid == rootPid) rootSeen = rootExeced = true;
       tracked[pid] = process;
       offer(atNs, pid, process);
     }

@@ -5,10 +5,12 @@
 //   fork  -> the child with its parent's command (a fork copies its parent's image);
 //   exec  -> the new command, read from /proc/PID/cmdline at once (it may race with a fast
 //            exit: then the kernel's short name from /proc/PID/stat, in brackets like ps shows
-//            an argv-less process, e.g. "[true]"; if even that is gone, the row is skipped);
+//            an argv-less process, e.g. "[true]"; if even that is gone, the row is lost and
+//            the samples are partial);
 //   setsid-> the new group and session;
 //   exit  -> the last known ids with an empty command (B's "live -> exited").
-// The root's fork row is not recorded: before its exec it is the launcher (B §12, 57938a84).
+// The root has no row before its exec (its fork, its setsid): until then it is the launcher
+// (B §12, 57938a84); its exit is recorded even if it never exec'd.
 // An OVERRUN (lost events) marks the samples partial and re-synchronises the tracked set from
 // the capture cgroup's member list.
 // Owns: the tracked set. Reads /proc; never signals.
@@ -55,8 +57,9 @@ class EventTracker {
   std::function<std::vector<pid_t>()> listMembers;
   std::map<pid_t, Process> tracked;
   bool rootSeen = false;
+  bool rootExeced = false;
 
-  void offer(uint64_t atNs, pid_t pid, const Process& process);
+  void offer(uint64_t atNs, pid_t pid, const Process& process, bool exited = false);
   void refreshIds(pid_t pid, Process& process);
   void resynchronise(uint64_t atNs);
 };

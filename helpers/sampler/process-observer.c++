@@ -1,5 +1,7 @@
 #include "helpers/sampler/process-observer.h"
 
+#include <sched.h>
+
 #include <vector>
 
 #include <kj/debug.h>
@@ -26,6 +28,27 @@ class ProcessObserver::LeaderSink final : public ProcessSink {
   }
   ProcessSink& next;
   std::set<pid_t> leaders;
+};
+
+// Raises the calling thread to SCHED_FIFO for its lifetime and restores the previous policy.
+class ProcessObserver::RealtimeBoost {
+ public:
+  RealtimeBoost() {
+    previousPolicy = sched_getscheduler(0);
+    if (previousPolicy < 0 || sched_getparam(0, &previousParam) != 0) return;
+    struct sched_param param = {};
+    param.sched_priority = 10;
+    active = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) == 0;
+  }
+  ~RealtimeBoost() noexcept(false) {
+    if (active) sched_setscheduler(0, previousPolicy, &previousParam);
+  }
+  KJ_DISALLOW_COPY(RealtimeBoost);
+
+ private:
+  int previousPolicy = -1;
+  struct sched_param previousParam = {};
+  bool active = false;
 };
 
 const char* observationModeName(ObservationMode mode) {
@@ -66,6 +89,7 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
 
 ProcessObserver::~ProcessObserver() noexcept(false) {
   observation = nullptr;
+  boost = nullptr;
   connectorWatch = nullptr;
   cgroupWatch = nullptr;
 }
@@ -87,6 +111,7 @@ void ProcessObserver::start(pid_t root) {
     });
     connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
         eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+    if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
     observation = followEvents().eagerlyEvaluate([this](kj::Exception&& exception) {
       KJ_LOG(ERROR, "process event observation failed; samples are partial", exception);
       recorder.markPartial();
@@ -168,6 +193,7 @@ bool ProcessObserver::stop() {
     }
     connectorWatch = nullptr;
   }
+  boost = nullptr;
   return recorder.isPartial();
 }
 

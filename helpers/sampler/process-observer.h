@@ -57,6 +57,11 @@ struct ObserverConfig {
   std::string runToken;         // REA_PROCESS_RUN_ID of the target (B §6.1)
   uint32_t maxProcesses = 1000;  // limits.processes (B §3.6)
   bool forceSampled = false;    // no cgroup, no proc connector: B §6.8 with the B §12 fixes
+  bool realtimeEvents = true;
+  // Exact mode: while observing, the calling thread runs SCHED_FIFO (with SCHED_RESET_ON_FORK,
+  // so nothing it forks inherits it). An exec'd program's argv can only be read from /proc
+  // while it lives; /bin/true lives about a millisecond, and on a busy machine an ordinary
+  // thread wakes too late for one exec in ten. Without the privilege this silently does nothing.
 };
 
 class ProcessObserver {
@@ -103,6 +108,7 @@ class ProcessObserver {
 
  private:
   class LeaderSink;
+  class RealtimeBoost;
 
   ObserverConfig config;
   kj::Timer& timer;
@@ -117,6 +123,7 @@ class ProcessObserver {
   kj::Own<CaptureScope> scope;
   kj::Own<kj::UnixEventPort::FdObserver> connectorWatch;  // destroyed before the fds they watch
   kj::Own<kj::UnixEventPort::FdObserver> cgroupWatch;
+  kj::Own<RealtimeBoost> boost;
   kj::Maybe<kj::Promise<void>> observation;
   pid_t rootPid = 0;
   bool started = false;
