@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -118,6 +119,20 @@ inline void expectNothingLeft(const std::string& token, const std::string& cgrou
 // Kills every process carrying `token` (used by tests after a failure, so nothing leaks).
 inline void killCarriers(const std::string& token) {
   for (pid_t pid : findTokenCarriers(token)) kill(pid, SIGKILL);
+}
+
+// This machine's PID 1 does not reap orphans; the test process adopts them instead (call once
+// before spawning) and reaps them with `reapChildren()`.
+inline void adoptOrphans() { KJ_SYSCALL(prctl(PR_SET_CHILD_SUBREAPER, 1)); }
+
+// Reaps every exited child; waits up to ~2 s for children that are still dying.
+inline void reapChildren() {
+  for (int i = 0; i < 200; ++i) {
+    pid_t pid = waitpid(-1, nullptr, WNOHANG);
+    if (pid > 0) continue;
+    if (pid < 0) return;  // ECHILD: none left
+    usleep(10000);
+  }
 }
 
 }  // namespace rea::helper::testing
