@@ -7,8 +7,8 @@
 namespace rea::helper {
 
 EventTracker::EventTracker(pid_t rootPid, SampleRecorder& recorder,
-                           std::function<std::vector<pid_t>()> listMembers)
-    : rootPid(rootPid), recorder(recorder), listMembers(kj::mv(listMembers)) {}
+                           std::function<std::vector<pid_t>()> listMembers, ProcReader& proc)
+    : rootPid(rootPid), recorder(recorder), listMembers(kj::mv(listMembers)), proc(proc) {}
 
 void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process, bool exited) {
   if (pid == rootPid && !rootExeced && !exited) return;
@@ -16,7 +16,7 @@ void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process, bool 
 }
 
 void EventTracker::refreshIds(pid_t pid, Process& process) {
-  KJ_IF_MAYBE(stat, readStat(pid)) {
+  KJ_IF_MAYBE(stat, proc.stat(pid)) {
     process.ppid = stat->ppid;
     process.pgid = stat->pgid;
     process.sid = stat->sid;
@@ -49,7 +49,7 @@ void EventTracker::handle(const ProcEvent& event) {
       }
       Process child = parent->second;
       child.ppid = event.parentPid;
-      KJ_IF_MAYBE(stat, readStat(event.pid)) {
+      KJ_IF_MAYBE(stat, proc.stat(event.pid)) {
         if (stat->ppid == event.parentPid) {
           child.pgid = stat->pgid;
           child.sid = stat->sid;
@@ -69,8 +69,8 @@ void EventTracker::handle(const ProcEvent& event) {
       }
       Process& process = found->second;
       if (event.pid == rootPid) rootExeced = true;
-      auto command = readCommand(event.pid);
-      auto stat = readStat(event.pid);
+      auto command = proc.command(event.pid);
+      auto stat = proc.stat(event.pid);
       KJ_IF_MAYBE(s, stat) {
         process.ppid = s->ppid;
         process.pgid = s->pgid;
@@ -134,10 +134,10 @@ void EventTracker::resynchronise(uint64_t atNs) {
   }
   for (pid_t pid : members) {
     if (tracked.count(pid) != 0) continue;
-    KJ_IF_MAYBE(stat, readStat(pid)) {
+    KJ_IF_MAYBE(stat, proc.stat(pid)) {
       if (stat->isZombie()) continue;
       Process process{stat->ppid, stat->pgid, stat->sid, {}};
-      KJ_IF_MAYBE(command, readCommand(pid)) { process.command = *command; }
+      KJ_IF_MAYBE(command, proc.command(pid)) { process.command = *command; }
       if (pid == rootPid) rootSeen = rootExeced = true;
       tracked[pid] = process;
       offer(atNs, pid, process);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "helpers/sampler/proc-connector.h"
+#include "helpers/sampler/proc-stat.h"
 #include "helpers/sampler/sample-recorder.h"
 
 namespace rea::helper {
@@ -33,7 +34,8 @@ namespace rea::helper {
 class EventTracker {
  public:
   EventTracker(pid_t rootPid, SampleRecorder& recorder,
-               std::function<std::vector<pid_t>()> listMembers);
+               std::function<std::vector<pid_t>()> listMembers,
+               ProcReader& proc = liveProcReader());
   // `listMembers` returns the capture cgroup's live members (used after an overrun).
 
   void handle(const ProcEvent& event);
@@ -55,6 +57,7 @@ class EventTracker {
   pid_t rootPid;
   SampleRecorder& recorder;
   std::function<std::vector<pid_t>()> listMembers;
+  ProcReader& proc;
   std::map<pid_t, Process> tracked;
   bool rootSeen = false;
   bool rootExeced = false;

@@ -150,6 +150,11 @@ kj::Maybe<std::vector<pid_t>> readChildren(pid_t pid) {
   return children;
 }
 
+ProcReader& liveProcReader() {
+  static ProcReader reader;
+  return reader;
+}
+
 std::vector<pid_t> listPids() {
   DIR* dir = opendir("/proc");
   if (dir == nullptr) KJ_FAIL_SYSCALL("opendir", errno, "/proc");

@@ -58,6 +58,16 @@ kj::Maybe<std::vector<pid_t>> readChildren(pid_t pid);
 // Empty Maybe when no task's children file could be read (the process is gone, or the kernel
 // lacks CONFIG_PROC_CHILDREN).
 
+class ProcReader {
+ public:
+  virtual kj::Maybe<ProcStat> stat(pid_t pid) { return readStat(pid); }
+  virtual kj::Maybe<std::string> command(pid_t pid) { return readCommand(pid); }
+};
+// The per-process reads the exact-mode tracker makes; tests substitute synthetic processes.
+
+ProcReader& liveProcReader();
+// Reads the real /proc.
+
 std::vector<pid_t> listPids();
 // Every numeric entry of /proc, ascending. Throws when /proc cannot be listed.
 
