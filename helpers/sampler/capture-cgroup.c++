@@ -36,7 +36,9 @@ std::string unescapeMountField(const std::string& field) {
   return out;
 }
 
-std::string errnoText(int error) { return strerror(error); }
+std::string errnoText(int error) {
+  return strerror(error);
+}
 
 // The cgroup v2 path of this process ("0::/some/path" in /proc/self/cgroup), or "" if none.
 std::string ownCgroupPath() {
@@ -89,14 +91,13 @@ kj::Maybe<std::string> findCgroup2Mount() {
   return findCgroup2Mount(read.text);
 }
 
-kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(
-    const std::string& runToken) {
+kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(const std::string& runToken) {
   KJ_REQUIRE(!runToken.empty() && runToken.find('/') == std::string::npos &&
                  runToken.find('\0') == std::string::npos,
              "a run token must be usable as a file name");
   kj::OneOf<kj::Own<CaptureCgroup>, std::string> result;
   std::string mount;
-  KJ_IF_MAYBE(found, findCgroup2Mount()) {
+  KJ_IF_MAYBE (found, findCgroup2Mount()) {
     mount = *found;
   } else {
     result = std::string("no cgroup2 hierarchy in /proc/self/mountinfo");
@@ -115,7 +116,8 @@ kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(
         result = "a cgroup named after this run token already exists: " + path;
         return result;
       }
-      if (reason.empty()) reason = "cannot create a cgroup under " + parent + ": " + errnoText(error);
+      if (reason.empty())
+        reason = "cannot create a cgroup under " + parent + ": " + errnoText(error);
       continue;
     }
     if (access((path + "/cgroup.kill").c_str(), W_OK) != 0) {
@@ -142,8 +144,7 @@ CaptureCgroup::CaptureCgroup(std::string path, std::string runToken, kj::AutoClo
   int fd;
   KJ_SYSCALL(fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   watch = kj::AutoCloseFd(fd);
-  KJ_SYSCALL(inotify_add_watch(fd, (groupPath + "/cgroup.events").c_str(), IN_MODIFY),
-             groupPath);
+  KJ_SYSCALL(inotify_add_watch(fd, (groupPath + "/cgroup.events").c_str(), IN_MODIFY), groupPath);
 }
 
 CaptureCgroup::~CaptureCgroup() noexcept(false) {
@@ -165,7 +166,9 @@ CaptureCgroup::~CaptureCgroup() noexcept(false) {
       if (allOwned) {
         kill();
       } else {
-        for (auto& process : owned) process.kill();
+        for (auto& process : owned) {
+          process.kill();
+        }
       }
     }
     sleepMs(10);

@@ -15,7 +15,9 @@ constexpr int MAX_KILL_ROUNDS = 200;  // ~4 s: a tree that forks faster than we 
 constexpr int MAX_EMPTY_WAITS = 200;  // ~2 s for killed members to leave the cgroup
 constexpr int MAX_SCANS = 50;
 
-kj::Duration pause(int round) { return (round < 10 ? 2 : 20) * kj::MILLISECONDS; }
+kj::Duration pause(int round) {
+  return (round < 10 ? 2 : 20) * kj::MILLISECONDS;
+}
 
 struct CleanupLoop {
   CleanupLoop(kj::Timer& timer, CaptureScope& scope, std::string runToken, pid_t rootPid)
@@ -38,7 +40,7 @@ struct CleanupLoop {
 
   kj::Promise<void> killRound() {
     std::vector<ProcStat> members;
-    KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() { members = scope.liveMembers(); })) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { members = scope.liveMembers(); })) {
       KJ_LOG(WARNING, "cleanup: capture membership unreadable", *exception);
       fail("process group could not be inspected");
       return finishScope(false);
@@ -69,18 +71,20 @@ struct CleanupLoop {
       }
     }
     if (owned.empty()) return finishScope(unownedAlive);
-    KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() {
-                  KJ_IF_MAYBE(group, scope.cgroup()) {
-                    if (!unownedAlive) {
-                      // Every member is ours: one write kills them all, including any forked
-                      // since the listing (children of owned processes).
-                      group->kill();
-                      report.usedCgroupKill = true;
-                      return;
-                    }
-                  }
-                  for (auto& process : owned) process.kill();
-                })) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                   KJ_IF_MAYBE (group, scope.cgroup()) {
+                     if (!unownedAlive) {
+                       // Every member is ours: one write kills them all, including any forked
+                       // since the listing (children of owned processes).
+                       group->kill();
+                       report.usedCgroupKill = true;
+                       return;
+                     }
+                   }
+                   for (auto& process : owned) {
+                     process.kill();
+                   }
+                 })) {
       KJ_LOG(WARNING, "cleanup: signal failed", *exception);
       fail("owned process group signal failed");
       return finishScope(unownedAlive);
@@ -94,9 +98,9 @@ struct CleanupLoop {
 
   // Waits for the cgroup to empty (unless unowned members keep it populated) and removes it.
   kj::Promise<void> finishScope(bool unownedAlive, int waits = 0) {
-    KJ_IF_MAYBE(group, scope.cgroup()) {
+    KJ_IF_MAYBE (group, scope.cgroup()) {
       bool removed = false;
-      KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() { removed = group->remove(); })) {
+      KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { removed = group->remove(); })) {
         KJ_LOG(WARNING, "cleanup: rmdir of the capture cgroup failed", *exception);
       }
       if (removed) {
@@ -115,23 +119,23 @@ struct CleanupLoop {
   // Token carriers anywhere on the machine that the scope did not contain.
   kj::Promise<void> scan(int scans = 0) {
     bool anyAlive = false;
-    KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() {
-                  for (pid_t pid : findTokenCarriers(runToken)) {
-                    KJ_CONTEXT("proc", pid);
-                    auto stat = readStat(pid);
-                    auto process = inspectProcess(pid, runToken);
-                    if (process.getOwnership() != Ownership::OWNED) continue;
-                    KJ_IF_MAYBE(s, stat) {
-                      if (firstTime(*s)) {
-                        auto finding = describeProcess(*s, Ownership::OWNED, rootPid);
-                        finding.escape = Escape::OUTSIDE;
-                        report.signalled.push_back(kj::mv(finding));
-                      }
-                    }
-                    anyAlive = true;
-                    process.kill();
-                  }
-                })) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                   for (pid_t pid : findTokenCarriers(runToken)) {
+                     KJ_CONTEXT("proc", pid);
+                     auto stat = readStat(pid);
+                     auto process = inspectProcess(pid, runToken);
+                     if (process.getOwnership() != Ownership::OWNED) continue;
+                     KJ_IF_MAYBE (s, stat) {
+                       if (firstTime(*s)) {
+                         auto finding = describeProcess(*s, Ownership::OWNED, rootPid);
+                         finding.escape = Escape::OUTSIDE;
+                         report.signalled.push_back(kj::mv(finding));
+                       }
+                     }
+                     anyAlive = true;
+                     process.kill();
+                   }
+                 })) {
       KJ_LOG(WARNING, "cleanup: token scan failed", *exception);
       fail("process group could not be inspected");
       return kj::READY_NOW;

@@ -12,11 +12,12 @@ EventTracker::EventTracker(pid_t rootPid, SampleRecorder& recorder,
 
 void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process, bool exited) {
   if (pid == rootPid && !rootExeced && !exited) return;
-  recorder.offer(ProcessRecord{atNs, pid, process.ppid, process.pgid, process.sid, process.command});
+  recorder.offer(
+      ProcessRecord{atNs, pid, process.ppid, process.pgid, process.sid, process.command});
 }
 
 void EventTracker::refreshIds(pid_t pid, Process& process) {
-  KJ_IF_MAYBE(stat, proc.stat(pid)) {
+  KJ_IF_MAYBE (stat, proc.stat(pid)) {
     process.ppid = stat->ppid;
     process.pgid = stat->pgid;
     process.sid = stat->sid;
@@ -49,7 +50,7 @@ void EventTracker::handle(const ProcEvent& event) {
       }
       Process child = parent->second;
       child.ppid = event.parentPid;
-      KJ_IF_MAYBE(stat, proc.stat(event.pid)) {
+      KJ_IF_MAYBE (stat, proc.stat(event.pid)) {
         if (stat->ppid == event.parentPid) {
           child.pgid = stat->pgid;
           child.sid = stat->sid;
@@ -71,21 +72,23 @@ void EventTracker::handle(const ProcEvent& event) {
       if (event.pid == rootPid) rootExeced = true;
       auto command = proc.command(event.pid);
       auto stat = proc.stat(event.pid);
-      KJ_IF_MAYBE(s, stat) {
+      KJ_IF_MAYBE (s, stat) {
         process.ppid = s->ppid;
         process.pgid = s->pgid;
         process.sid = s->sid;
       }
       bool live = false;
-      KJ_IF_MAYBE(s, stat) { live = !s->isZombie(); }
-      KJ_IF_MAYBE(c, command) {
+      KJ_IF_MAYBE (s, stat) {
+        live = !s->isZombie();
+      }
+      KJ_IF_MAYBE (c, command) {
         if (live || !c->empty()) {
           process.command = *c;
           offer(event.atNs, event.pid, process);
           return;
         }
       }
-      KJ_IF_MAYBE(s, stat) {
+      KJ_IF_MAYBE (s, stat) {
         // The program already exited; its argv went with its memory, its name did not.
         process.command = "[" + s->comm + "]";
         offer(event.atNs, event.pid, process);
@@ -134,10 +137,12 @@ void EventTracker::resynchronise(uint64_t atNs) {
   }
   for (pid_t pid : members) {
     if (tracked.count(pid) != 0) continue;
-    KJ_IF_MAYBE(stat, proc.stat(pid)) {
+    KJ_IF_MAYBE (stat, proc.stat(pid)) {
       if (stat->isZombie()) continue;
       Process process{stat->ppid, stat->pgid, stat->sid, {}};
-      KJ_IF_MAYBE(command, proc.command(pid)) { process.command = *command; }
+      KJ_IF_MAYBE (command, proc.command(pid)) {
+        process.command = *command;
+      }
       if (pid == rootPid) rootSeen = rootExeced = true;
       tracked[pid] = process;
       offer(atNs, pid, process);

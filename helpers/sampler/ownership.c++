@@ -12,6 +12,12 @@
 #include "helpers/sampler/proc-stat.h"
 
 namespace rea::helper {
+namespace {
+
+// 1 + 2 + 4 + 8 + 16 ms: longer than an exec or an exit takes even on a loaded machine.
+constexpr int EMPTY_ENVIRON_RETRIES = 5;
+
+}  // namespace
 
 const char RUN_TOKEN_VARIABLE[] = "REA_PROCESS_RUN_ID";
 
@@ -53,28 +59,33 @@ Ownership ownershipOfEnviron(const std::string& environ, const std::string& runT
 }
 
 Ownership checkRunToken(pid_t pid, const std::string& runToken) {
-  auto read = readProcFile("/proc/" + std::to_string(pid) + "/environ");
-  switch (read.status) {
-    case ProcRead::GONE:
-      return Ownership::GONE;
-    case ProcRead::DENIED:
-      // A process being torn down can refuse the read; look again before blaming it.
-      KJ_IF_MAYBE(stat, readStat(pid)) {
-        if (!stat->isZombie()) return Ownership::UNREADABLE;
-      }
-      return Ownership::GONE;
-    case ProcRead::OK:
-      break;
-  }
-  if (read.text.empty()) {
-    // An exited process (zombie or mid-exit) shows an empty environment, exactly like a live
-    // process that really has none (`env -i`): tell the two apart through its state.
-    KJ_IF_MAYBE(stat, readStat(pid)) {
-      if (!stat->isZombie()) return Ownership::TOKEN_MISSING;
+  std::string path = "/proc/" + std::to_string(pid) + "/environ";
+  for (int attempt = 0;; ++attempt) {
+    auto read = readProcFile(path);
+    switch (read.status) {
+      case ProcRead::GONE:
+        return Ownership::GONE;
+      case ProcRead::DENIED:
+        // A process being torn down can refuse the read; look again before blaming it.
+        KJ_IF_MAYBE (stat, readStat(pid)) {
+          if (!stat->isZombie()) return Ownership::UNREADABLE;
+        }
+        return Ownership::GONE;
+      case ProcRead::OK:
+        break;
     }
-    return Ownership::GONE;
+    if (!read.text.empty()) return ownershipOfEnviron(read.text, runToken);
+    // An empty environment is ambiguous: a zombie, a process between exit_mm() and becoming a
+    // zombie, one inside execve() (its new memory has no environment yet), or a live process
+    // that really has none (`env -i`). Only the last stays empty while alive.
+    KJ_IF_MAYBE (stat, readStat(pid)) {
+      if (stat->isZombie()) return Ownership::GONE;
+    } else {
+      return Ownership::GONE;
+    }
+    if (attempt == EMPTY_ENVIRON_RETRIES) return Ownership::TOKEN_MISSING;
+    usleep(1000u << attempt);
   }
-  return ownershipOfEnviron(read.text, runToken);
 }
 
 bool InspectedProcess::kill() {

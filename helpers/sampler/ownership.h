@@ -38,7 +38,9 @@ Ownership ownershipOfEnviron(const std::string& environ, const std::string& runT
 
 Ownership checkRunToken(pid_t pid, const std::string& runToken);
 // Reads /proc/PID/environ. An empty environment of a zombie or vanished process is GONE; of a
-// live process it is TOKEN_MISSING. Does not guard against PID reuse: see inspectProcess.
+// live process it is TOKEN_MISSING only if it stays empty for ~30 ms (a process inside execve()
+// or exit shows an empty one for a moment). Does not guard against PID reuse: see
+// inspectProcess.
 
 class InspectedProcess {
  public:

@@ -101,13 +101,13 @@ kj::OneOf<kj::Own<ProcConnector>, std::string> ProcConnector::subscribe() {
     return result;
   }
   auto connector = kj::heap<ProcConnector>(kj::mv(owned));
-  KJ_IF_MAYBE(exception, kj::runCatchingExceptions(
-                             [&]() { connector->sendControl(PROC_CN_MCAST_LISTEN); })) {
+  KJ_IF_MAYBE (exception,
+               kj::runCatchingExceptions([&]() { connector->sendControl(PROC_CN_MCAST_LISTEN); })) {
     // Usually EPERM: listening needs CAP_NET_ADMIN. Nothing was subscribed, so the destructor's
     // unsubscribe must not run either.
     connector->subscribed = false;
-    result = std::string("proc connector subscription refused: ") +
-             exception->getDescription().cStr();
+    result =
+        std::string("proc connector subscription refused: ") + exception->getDescription().cStr();
     return result;
   }
   result = kj::mv(connector);

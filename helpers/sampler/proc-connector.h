@@ -32,10 +32,10 @@ struct ProcEvent {
     OVERRUN,  // the socket overflowed here: events were lost (only `atNs` is meaningful)
   };
   Kind kind;
-  uint64_t atNs;     // kernel timestamp (ktime_get_ns, i.e. CLOCK_MONOTONIC)
-  pid_t pid;         // the process (thread-group id)
-  pid_t parentPid;   // FORK: the parent process; EXIT: the parent at exit (0 when unknown)
-  int exitStatus;    // EXIT only
+  uint64_t atNs;    // kernel timestamp (ktime_get_ns, i.e. CLOCK_MONOTONIC)
+  pid_t pid;        // the process (thread-group id)
+  pid_t parentPid;  // FORK: the parent process; EXIT: the parent at exit (0 when unknown)
+  int exitStatus;   // EXIT only
 };
 
 void decodeProcEvents(kj::ArrayPtr<const kj::byte> datagram, std::vector<ProcEvent>& out);

@@ -43,7 +43,9 @@ ProcRead readProcFile(const std::string& path) {
   int fd;
   KJ_SYSCALL_HANDLE_ERRORS(fd = open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     default:
-      KJ_IF_MAYBE(status, classify(error)) { return ProcRead{*status, {}}; }
+      KJ_IF_MAYBE (status, classify(error)) {
+        return ProcRead{*status, {}};
+      }
       KJ_FAIL_SYSCALL("open", error, path);
   }
   kj::AutoCloseFd owned(fd);
@@ -53,7 +55,9 @@ ProcRead readProcFile(const std::string& path) {
     ssize_t n;
     KJ_SYSCALL_HANDLE_ERRORS(n = read(fd, buffer, sizeof(buffer))) {
       default:
-        KJ_IF_MAYBE(status, classify(error)) { return ProcRead{*status, {}}; }
+        KJ_IF_MAYBE (status, classify(error)) {
+          return ProcRead{*status, {}};
+        }
         KJ_FAIL_SYSCALL("read", error, path);
     }
     if (n == 0) break;
@@ -73,9 +77,11 @@ kj::Maybe<ProcStat> parseStat(pid_t pid, const std::string& text) {
   std::vector<std::string> fields;
   size_t at = close + 1;
   while (at < text.size() && fields.size() < 20) {
-    while (at < text.size() && (text[at] == ' ' || text[at] == '\n')) ++at;
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\n'))
+      ++at;
     size_t end = at;
-    while (end < text.size() && text[end] != ' ' && text[end] != '\n') ++end;
+    while (end < text.size() && text[end] != ' ' && text[end] != '\n')
+      ++end;
     if (end > at) fields.push_back(text.substr(at, end - at));
     at = end;
   }
@@ -107,9 +113,11 @@ std::string commandFromCmdline(const std::string& cmdline) {
   // JavaScript's trim(): the baseline trims every whitespace character, not only spaces.
   auto isSpace = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
   size_t begin = 0;
-  while (begin < command.size() && isSpace(command[begin])) ++begin;
+  while (begin < command.size() && isSpace(command[begin]))
+    ++begin;
   size_t end = command.size();
-  while (end > begin && isSpace(command[end - 1])) --end;
+  while (end > begin && isSpace(command[end - 1]))
+    --end;
   return command.substr(begin, end - begin);
 }
 

@@ -106,9 +106,8 @@ void ProcessObserver::start(pid_t root) {
   rootPid = root;
   if (connector.get() != nullptr) {
     CaptureCgroup& cgroupRef = *group;
-    tracker = kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() {
-      return cgroupRef.members();
-    });
+    tracker =
+        kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); });
     connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
         eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
     if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
@@ -128,7 +127,9 @@ void ProcessObserver::start(pid_t root) {
 bool ProcessObserver::drainEvents() {
   std::vector<ProcEvent> events;
   bool empty = connector->readAvailable(events);
-  for (const auto& event : events) tracker->handle(event);
+  for (const auto& event : events) {
+    tracker->handle(event);
+  }
   return empty;
 }
 
@@ -184,10 +185,10 @@ bool ProcessObserver::stop() {
   stopped = true;
   observation = nullptr;
   if (connector.get() != nullptr) {
-    KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() {
-                  while (!drainEvents()) {
-                  }
-                })) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                   while (!drainEvents()) {
+                   }
+                 })) {
       KJ_LOG(ERROR, "draining process events failed; samples are partial", *exception);
       recorder.markPartial();
     }

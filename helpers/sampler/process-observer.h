@@ -54,9 +54,9 @@ const char* observationModeName(ObservationMode mode);
 // "exact" / "sampled": the manifest's `process_observation` (A8).
 
 struct ObserverConfig {
-  std::string runToken;         // REA_PROCESS_RUN_ID of the target (B §6.1)
+  std::string runToken;          // REA_PROCESS_RUN_ID of the target (B §6.1)
   uint32_t maxProcesses = 1000;  // limits.processes (B §3.6)
-  bool forceSampled = false;    // no cgroup, no proc connector: B §6.8 with the B §12 fixes
+  bool forceSampled = false;     // no cgroup, no proc connector: B §6.8 with the B §12 fixes
   bool realtimeEvents = true;
   // Exact mode: while observing, the calling thread runs SCHED_FIFO (with SCHED_RESET_ON_FORK,
   // so nothing it forks inherits it). An exec'd program's argv can only be read from /proc
@@ -75,8 +75,9 @@ class ProcessObserver {
   // did not.
   KJ_DISALLOW_COPY(ProcessObserver);
 
-  ObservationMode mode() const { return connector != nullptr ? ObservationMode::EXACT
-                                                              : ObservationMode::SAMPLED; }
+  ObservationMode mode() const {
+    return connector != nullptr ? ObservationMode::EXACT : ObservationMode::SAMPLED;
+  }
   const std::string& sampledReason() const { return whySampled; }
   // Why the mode is SAMPLED ("" when EXACT), e.g. "sampling forced" or the cgroup's reason.
 
@@ -116,8 +117,8 @@ class ProcessObserver {
   kj::Own<LeaderSink> leaderSink;
   SampleRecorder recorder;
   std::string whySampled;
-  kj::Own<CaptureCgroup> group;          // null: no capture cgroup
-  kj::Own<ProcConnector> connector;      // null: sampled
+  kj::Own<CaptureCgroup> group;      // null: no capture cgroup
+  kj::Own<ProcConnector> connector;  // null: sampled
   kj::Own<EventTracker> tracker;
   kj::Own<ProcessWalker> walker;
   kj::Own<CaptureScope> scope;

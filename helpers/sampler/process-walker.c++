@@ -19,10 +19,10 @@ ProcessWalker::ProcessWalker(pid_t rootPid, std::string runToken, uint32_t maxPr
       recorder(recorder) {}
 
 void ProcessWalker::pass(uint64_t atNs) {
-  KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() {
-                if (!initialised && !checkRootInitialised()) return;
-                walk(atNs);
-              })) {
+  KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                 if (!initialised && !checkRootInitialised()) return;
+                 walk(atNs);
+               })) {
     KJ_LOG(WARNING, "sampling pass failed; samples are partial", *exception);
     recorder.markPartial();
   }
@@ -30,10 +30,10 @@ void ProcessWalker::pass(uint64_t atNs) {
 
 bool ProcessWalker::checkRootInitialised() {
   auto before = readStat(rootPid);
-  KJ_IF_MAYBE(stat, before) {
+  KJ_IF_MAYBE (stat, before) {
     if (stat->isZombie() || stat->pgid != rootPid || stat->sid != rootPid) return false;
     if (checkRunToken(rootPid, runToken) != Ownership::OWNED) return false;
-    KJ_IF_MAYBE(after, readStat(rootPid)) {
+    KJ_IF_MAYBE (after, readStat(rootPid)) {
       if (after->startTime != stat->startTime) return false;
       if (rootStartTimeKnown && rootStartTime != stat->startTime) return false;
       rootStartTime = stat->startTime;
@@ -59,21 +59,29 @@ void ProcessWalker::walk(uint64_t atNs) {
       KJ_CONTEXT("proc", pid);
       auto before = readStat(pid);
       ProcStat* first;
-      KJ_IF_MAYBE(s, before) { first = s; } else { continue; }
+      KJ_IF_MAYBE (s, before) {
+        first = s;
+      } else {
+        continue;
+      }
       if (expectedParent >= 0 && first->ppid != expectedParent) continue;
       auto command = readCommand(pid);
       if (command == nullptr) continue;
       auto children = readChildren(pid);
       auto after = readStat(pid);
       ProcStat* second;
-      KJ_IF_MAYBE(s, after) { second = s; } else { continue; }
+      KJ_IF_MAYBE (s, after) {
+        second = s;
+      } else {
+        continue;
+      }
       if (second->startTime != first->startTime || second->ppid != first->ppid) continue;
       auto known = startTimes.find(pid);
       if (known != startTimes.end() && known->second != first->startTime) continue;  // reused pid
       startTimes[pid] = first->startTime;
       rows.push_back(ProcessRecord{atNs, pid, second->ppid, second->pgid, second->sid,
                                    KJ_ASSERT_NONNULL(command)});
-      KJ_IF_MAYBE(list, children) {
+      KJ_IF_MAYBE (list, children) {
         for (pid_t child : *list) {
           if (visited.insert(child).second) next.emplace_back(child, pid);
         }
@@ -81,7 +89,9 @@ void ProcessWalker::walk(uint64_t atNs) {
     }
     level = kj::mv(next);
   }
-  for (const auto& row : rows) recorder.offer(row);
+  for (const auto& row : rows) {
+    recorder.offer(row);
+  }
 }
 
 }  // namespace rea::helper

@@ -11,8 +11,8 @@ bool SampleRecorder::offer(const ProcessRecord& record) {
   auto found = last.find(record.pid);
   if (found != last.end()) {
     const Tuple& tuple = found->second;
-    if (tuple.ppid == record.ppid && tuple.command == record.command &&
-        tuple.pgid == record.pgid && tuple.sid == record.sid) {
+    if (tuple.ppid == record.ppid && tuple.command == record.command && tuple.pgid == record.pgid &&
+        tuple.sid == record.sid) {
       return false;
     }
   }

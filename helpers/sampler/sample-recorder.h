@@ -36,7 +36,8 @@ class ProcessSink {
 
 class SampleRecorder {
  public:
-  SampleRecorder(uint32_t maxProcesses, ProcessSink& sink) : maxProcesses(maxProcesses), sink(sink) {}
+  SampleRecorder(uint32_t maxProcesses, ProcessSink& sink)
+      : maxProcesses(maxProcesses), sink(sink) {}
   // `maxProcesses` is the scenario's limits.processes (1-10000).
 
   bool offer(const ProcessRecord& record);

@@ -40,10 +40,10 @@ struct SettlementLoop {
   enum class Seen { EMPTY, ALIVE, UNVERIFIABLE };
   Seen observe(Settlement& failure) {
     std::vector<ProcStat> members;
-    KJ_IF_MAYBE(exception, kj::runCatchingExceptions([&]() {
-                  if (exact && scope.isEmpty()) return;
-                  members = scope.liveMembers();
-                })) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                   if (exact && scope.isEmpty()) return;
+                   members = scope.liveMembers();
+                 })) {
       KJ_LOG(WARNING, "settlement: capture membership unreadable", *exception);
       failure = result(Settlement::State::UNVERIFIABLE);
       failure.problem = "process group could not be inspected";

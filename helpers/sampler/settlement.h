@@ -31,7 +31,7 @@ struct Settlement {
   enum class State { QUIESCED, ALIVE_AT_DEADLINE, UNVERIFIABLE };
   State state;
   int64_t elapsedMs;
-  std::string problem;                   // UNVERIFIABLE: B §6.7.1's sentence for the first failure
+  std::string problem;  // UNVERIFIABLE: B §6.7.1's sentence for the first failure
   std::vector<ProcessFinding> unverified;  // members whose ownership could not be proven
 };
 

@@ -22,12 +22,16 @@ using testing::spawnTarget;
 using testing::waitForExit;
 
 bool isZombie(pid_t pid) {
-  KJ_IF_MAYBE(stat, readStat(pid)) { return stat->isZombie(); }
+  KJ_IF_MAYBE (stat, readStat(pid)) {
+    return stat->isZombie();
+  }
   return false;
 }
 
 bool isLive(pid_t pid) {
-  KJ_IF_MAYBE(stat, readStat(pid)) { return !stat->isZombie(); }
+  KJ_IF_MAYBE (stat, readStat(pid)) {
+    return !stat->isZombie();
+  }
   return false;
 }
 
@@ -77,8 +81,8 @@ class ExactObserver : public ::testing::Test {
 };
 
 TEST_F(ExactObserver, RecordsEveryShortLivedChild) {
-  auto target = spawnTarget(*observer, token,
-                            {"/bin/sh", "-c", "for i in $(seq 100); do /bin/true; done"});
+  auto target =
+      spawnTarget(*observer, token, {"/bin/sh", "-c", "for i in $(seq 100); do /bin/true; done"});
   observer->start(target.pid);
   EXPECT_EQ(WEXITSTATUS(waitForExit(io, target)), 0);
   auto settlement = observer->settle(100).wait(io.waitScope);
@@ -135,13 +139,24 @@ TEST_F(ExactObserver, QuiescesAsSoonAsTheGroupIsEmpty) {
   EXPECT_TRUE(report.cgroupRemoved);
 }
 
+TEST_F(ExactObserver, AnEmptyGroupIsQuiescedEvenWithASettleTimeOfZero) {
+  // No two-empty rule with a cgroup (A8): the baseline's settle_ms=0 quirk does not apply.
+  auto target = spawnTarget(*observer, token, {"/bin/true"});
+  observer->start(target.pid);
+  waitForExit(io, target);
+  auto settlement = observer->settle(0).wait(io.waitScope);
+  EXPECT_EQ(settlement.state, Settlement::State::QUIESCED);
+  observer->stop();
+  EXPECT_EQ(sink.withCommand("/bin/true").size(), 1u);
+  EXPECT_TRUE(observer->cleanup().wait(io.waitScope).complete);
+}
+
 TEST_F(ExactObserver, ADoubleForkedDaemonAndASetsidEscapeeAreObservedAndCleaned) {
-  auto target = spawnTarget(
-      *observer, token,
-      {"/bin/sh", "-c",
-       "/usr/bin/setsid /bin/sleep 31 & "
-       "( /usr/bin/setsid /bin/sh -c '/bin/sleep 32 & exit 0' & ); "
-       "/bin/sleep 0.2"});
+  auto target = spawnTarget(*observer, token,
+                            {"/bin/sh", "-c",
+                             "/usr/bin/setsid /bin/sleep 31 & "
+                             "( /usr/bin/setsid /bin/sh -c '/bin/sleep 32 & exit 0' & ); "
+                             "/bin/sleep 0.2"});
   observer->start(target.pid);
   waitForExit(io, target);
   pid_t escapee = awaitCommand("/bin/sleep 31");
@@ -220,9 +235,9 @@ TEST_F(ExactObserver, AnEnvironmentScrubbingDescendantIsReportedAndNeverSignalle
 TEST_F(ExactObserver, ZombiesDoNotFailSettlementOrCleanup) {
   // The subshell starts a short sleep and execs a long one that never waits: the short sleep
   // stays a zombie. The root itself is left unreaped by this test (its parent) until the end.
-  auto target = spawnTarget(
-      *observer, token,
-      {"/bin/sh", "-c", "( /bin/sleep 0.05 & exec /bin/sleep 30 ) & /bin/sleep 0.3"});
+  auto target =
+      spawnTarget(*observer, token,
+                  {"/bin/sh", "-c", "( /bin/sleep 0.05 & exec /bin/sleep 30 ) & /bin/sleep 0.3"});
   observer->start(target.pid);
   siginfo_t info{};
   do {
@@ -237,7 +252,9 @@ TEST_F(ExactObserver, ZombiesDoNotFailSettlementOrCleanup) {
     if (record.command == "/bin/sleep 0.05") zombie = record.pid;
   }
   ASSERT_NE(zombie, 0);
-  for (int i = 0; i < 100 && !isZombie(zombie); ++i) runFor(io, 10);
+  for (int i = 0; i < 100 && !isZombie(zombie); ++i) {
+    runFor(io, 10);
+  }
   EXPECT_TRUE(isZombie(zombie));
   EXPECT_TRUE(isZombie(target.pid));
 
@@ -295,8 +312,8 @@ TEST_F(ExactObserver, HonoursTheProcessLimit) {
   observer = nullptr;
   observer = kj::heap<ProcessObserver>(ObserverConfig{token, 5, false, true},
                                        io.provider->getTimer(), io.unixEventPort, sink);
-  auto target = spawnTarget(*observer, token,
-                            {"/bin/sh", "-c", "for i in 1 2 3 4 5; do /bin/true; done"});
+  auto target =
+      spawnTarget(*observer, token, {"/bin/sh", "-c", "for i in 1 2 3 4 5; do /bin/true; done"});
   observer->start(target.pid);
   waitForExit(io, target);
   observer->settle(100).wait(io.waitScope);

@@ -32,7 +32,9 @@ void reap(pid_t pid) {
 }
 
 bool isLive(pid_t pid) {
-  KJ_IF_MAYBE(stat, readStat(pid)) { return !stat->isZombie(); }
+  KJ_IF_MAYBE (stat, readStat(pid)) {
+    return !stat->isZombie();
+  }
   return false;
 }
 

@@ -40,13 +40,13 @@ TEST(SamplerProcStat, ParsesTheFieldsAfterTheLastParenthesis) {
 
 TEST(SamplerProcStat, RejectsWhatIsNotAProcess) {
   EXPECT_TRUE(parseStat(42, "") == nullptr);
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42") == nullptr);                   // truncated
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 0 40" + STAT_TAIL) == nullptr);     // pgrp 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42 0" + STAT_TAIL) == nullptr);     // session 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S -1 42 40" + STAT_TAIL) == nullptr);   // ppid < 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7x 42 40" + STAT_TAIL) == nullptr);   // not a number
-  EXPECT_TRUE(parseStat(42, "42 x) S 7 42 40" + STAT_TAIL) == nullptr);     // no '('
-  EXPECT_TRUE(parseStat(0, "0 (x) S 7 42 40" + STAT_TAIL) == nullptr);      // pid 0
+  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42") == nullptr);                  // truncated
+  EXPECT_TRUE(parseStat(42, "42 (x) S 7 0 40" + STAT_TAIL) == nullptr);    // pgrp 0
+  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42 0" + STAT_TAIL) == nullptr);    // session 0
+  EXPECT_TRUE(parseStat(42, "42 (x) S -1 42 40" + STAT_TAIL) == nullptr);  // ppid < 0
+  EXPECT_TRUE(parseStat(42, "42 (x) S 7x 42 40" + STAT_TAIL) == nullptr);  // not a number
+  EXPECT_TRUE(parseStat(42, "42 x) S 7 42 40" + STAT_TAIL) == nullptr);    // no '('
+  EXPECT_TRUE(parseStat(0, "0 (x) S 7 42 40" + STAT_TAIL) == nullptr);     // pid 0
 }
 
 TEST(SamplerProcStat, ReadsThisProcess) {
@@ -84,8 +84,8 @@ TEST(SamplerCgroup, FindsTheCgroup2MountInMountinfo) {
       "32 31 0:28 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
       "33 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n";
   EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup2Mount(hybrid)), "/sys/fs/cgroup/unified");
-  EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup2Mount(
-                "40 1 0:30 / /odd\\040place rw shared:9 - cgroup2 none rw\n")),
+  EXPECT_EQ(KJ_ASSERT_NONNULL(
+                findCgroup2Mount("40 1 0:30 / /odd\\040place rw shared:9 - cgroup2 none rw\n")),
             "/odd place");
   EXPECT_TRUE(findCgroup2Mount("33 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n") ==
               nullptr);
@@ -279,7 +279,8 @@ TEST(SamplerEventTracker, FollowsTheRootsDescendantsOnly) {
   Rows sink;
   SampleRecorder recorder(100, sink);
   FakeProc proc;
-  EventTracker tracker(ROOT, recorder, []() { return std::vector<pid_t>(); }, proc);
+  EventTracker tracker(
+      ROOT, recorder, []() { return std::vector<pid_t>(); }, proc);
   tracker.handle(event(ProcEvent::EXIT, 1, ROOT));         // an older process with the root's pid
   tracker.handle(event(ProcEvent::FORK, 2, CHILD, ROOT));  // not yet the root's child
   EXPECT_TRUE(sink.rows.empty());
@@ -327,7 +328,8 @@ TEST(SamplerEventTracker, AnExecThatRacedItsExitKeepsWhatCanBeKnown) {
   Rows sink;
   SampleRecorder recorder(100, sink);
   FakeProc proc;
-  EventTracker tracker(ROOT, recorder, []() { return std::vector<pid_t>(); }, proc);
+  EventTracker tracker(
+      ROOT, recorder, []() { return std::vector<pid_t>(); }, proc);
   proc.set(ROOT, 77, ROOT, ROOT, "/bin/sh");
   tracker.handle(event(ProcEvent::FORK, 1, ROOT, 77));
   tracker.handle(event(ProcEvent::EXEC, 2, ROOT));
@@ -350,7 +352,8 @@ TEST(SamplerEventTracker, AnOverrunResynchronisesFromTheCgroup) {
   SampleRecorder recorder(100, sink);
   FakeProc proc;
   std::vector<pid_t> members;
-  EventTracker tracker(ROOT, recorder, [&members]() { return members; }, proc);
+  EventTracker tracker(
+      ROOT, recorder, [&members]() { return members; }, proc);
   proc.set(ROOT, 77, ROOT, ROOT, "/bin/sh");
   tracker.handle(event(ProcEvent::FORK, 1, ROOT, 77));
   tracker.handle(event(ProcEvent::EXEC, 2, ROOT));

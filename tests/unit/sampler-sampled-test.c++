@@ -21,7 +21,9 @@ using testing::spawnTarget;
 using testing::waitForExit;
 
 bool isLive(pid_t pid) {
-  KJ_IF_MAYBE(stat, readStat(pid)) { return !stat->isZombie(); }
+  KJ_IF_MAYBE (stat, readStat(pid)) {
+    return !stat->isZombie();
+  }
   return false;
 }
 
@@ -120,9 +122,9 @@ TEST_F(SampledObserver, ASettleTimeOfZeroIsAliveAtDeadlineEvenWhenNothingIsAlive
 
 TEST_F(SampledObserver, TheProcessLimitMakesSamplesPartial) {
   makeObserver(2);
-  auto target = spawnTarget(
-      *observer, token,
-      {"/bin/sh", "-c", "/bin/sleep 0.4 & /bin/sleep 0.41 & /bin/sleep 0.42 & wait"});
+  auto target =
+      spawnTarget(*observer, token,
+                  {"/bin/sh", "-c", "/bin/sleep 0.4 & /bin/sleep 0.41 & /bin/sleep 0.42 & wait"});
   observer->start(target.pid);
   waitForExit(io, target);
   observer->settle(100).wait(io.waitScope);
@@ -187,8 +189,8 @@ TEST_F(SampledObserver, AnUnobservedDaemonIsFoundByItsTokenAndNamed) {
 }
 
 TEST_F(SampledObserver, AnEnvironmentScrubbingGroupMemberIsReportedAndNeverSignalled) {
-  auto target = spawnTarget(
-      *observer, token, {"/bin/sh", "-c", "/usr/bin/env -i /bin/sleep 30 & /bin/sleep 0.3"});
+  auto target = spawnTarget(*observer, token,
+                            {"/bin/sh", "-c", "/usr/bin/env -i /bin/sleep 30 & /bin/sleep 0.3"});
   observer->start(target.pid);
   waitForExit(io, target);
   auto settlement = observer->settle(100).wait(io.waitScope);
@@ -208,9 +210,9 @@ TEST_F(SampledObserver, AnEnvironmentScrubbingGroupMemberIsReportedAndNeverSigna
 }
 
 TEST_F(SampledObserver, ZombiesAreIgnored) {
-  auto target = spawnTarget(
-      *observer, token,
-      {"/bin/sh", "-c", "( /bin/sleep 0.05 & exec /bin/sleep 30 ) & /bin/sleep 0.3"});
+  auto target =
+      spawnTarget(*observer, token,
+                  {"/bin/sh", "-c", "( /bin/sleep 0.05 & exec /bin/sleep 30 ) & /bin/sleep 0.3"});
   observer->start(target.pid);
   pid_t holder = awaitCommand("/bin/sleep 30");
   ASSERT_NE(holder, 0);

@@ -66,15 +66,21 @@ struct Target {
 inline Target spawnTarget(ProcessObserver& observer, const std::string& token,
                           std::vector<std::string> argv, std::vector<std::string> extraEnv = {}) {
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "REA_PROCESS_RUN_ID=" + token};
-  for (auto& e : extraEnv) env.push_back(e);
+  for (auto& e : extraEnv) {
+    env.push_back(e);
+  }
   std::vector<char*> args, envp;
-  for (auto& a : argv) args.push_back(a.data());
+  for (auto& a : argv) {
+    args.push_back(a.data());
+  }
   args.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
+  for (auto& e : env) {
+    envp.push_back(e.data());
+  }
   envp.push_back(nullptr);
   int pidfd = -1;
   pid_t pid;
-  KJ_IF_MAYBE(group, observer.cgroup()) {
+  KJ_IF_MAYBE (group, observer.cgroup()) {
     pid = cloneIntoCgroup(group->dirFd(), &pidfd);
   } else {
     pid = fork();
@@ -109,7 +115,9 @@ inline void runFor(kj::AsyncIoContext& io, int ms) {
 }
 
 inline void expectNothingLeft(const std::string& token, const std::string& cgroupPath) {
-  for (int i = 0; i < 100 && !findTokenCarriers(token).empty(); ++i) usleep(10000);
+  for (int i = 0; i < 100 && !findTokenCarriers(token).empty(); ++i) {
+    usleep(10000);
+  }
   EXPECT_TRUE(findTokenCarriers(token).empty()) << "a process carrying the run token survived";
   if (!cgroupPath.empty()) {
     struct stat st;
@@ -119,7 +127,9 @@ inline void expectNothingLeft(const std::string& token, const std::string& cgrou
 
 // Kills every process carrying `token` (used by tests after a failure, so nothing leaks).
 inline void killCarriers(const std::string& token) {
-  for (pid_t pid : findTokenCarriers(token)) kill(pid, SIGKILL);
+  for (pid_t pid : findTokenCarriers(token)) {
+    kill(pid, SIGKILL);
+  }
 }
 
 // Forks a child that has pid `wanted` (set /proc/sys/kernel/ns_last_pid, then fork), retrying
@@ -168,7 +178,9 @@ inline pid_t spawnSleeper(const char* token, pid_t group = 0) {
 
 // This machine's PID 1 does not reap orphans; the test process adopts them instead (call once
 // before spawning) and reaps them with `reapChildren()`.
-inline void adoptOrphans() { KJ_SYSCALL(prctl(PR_SET_CHILD_SUBREAPER, 1)); }
+inline void adoptOrphans() {
+  KJ_SYSCALL(prctl(PR_SET_CHILD_SUBREAPER, 1));
+}
 
 // Reaps every exited child; waits up to ~2 s for children that are still dying.
 inline void reapChildren() {
