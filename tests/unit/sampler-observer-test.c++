@@ -276,14 +276,7 @@ TEST_F(ExactObserver, AForeignProcessMovedIntoTheCgroupIsReportedAndNeverSignall
   observer->start(target.pid);
   ASSERT_NE(awaitCommand("/bin/sleep 30"), 0);
   // A stranger (another token) is written into the capture's cgroup.procs.
-  pid_t foreign = fork();
-  if (foreign == 0) {
-    char env[] = "REA_PROCESS_RUN_ID=someone-else";
-    char* envp[] = {env, nullptr};
-    execle("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr), envp);
-    _exit(127);
-  }
-  runFor(io, 50);
+  pid_t foreign = testing::spawnSleeper("someone-else");
   {
     std::string procs = cgroupPath + "/cgroup.procs";
     FILE* file = fopen(procs.c_str(), "w");
