@@ -3,6 +3,8 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <poll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,26 @@ T load(const kj::byte* at) {
 }
 
 }  // namespace
+
+kj::Maybe<int> findAcknowledgement(kj::ArrayPtr<const kj::byte> datagram, uint32_t ack) {
+  size_t offset = 0;
+  while (offset + sizeof(nlmsghdr) <= datagram.size()) {
+    auto header = load<nlmsghdr>(datagram.begin() + offset);
+    if (header.nlmsg_len < NLMSG_HDRLEN || header.nlmsg_len > datagram.size() - offset) break;
+    const kj::byte* payload = datagram.begin() + offset + NLMSG_HDRLEN;
+    size_t payloadSize = header.nlmsg_len - NLMSG_HDRLEN;
+    offset += NLMSG_ALIGN(header.nlmsg_len);
+    if (payloadSize < sizeof(cn_msg) + sizeof(proc_event)) continue;
+    auto message = load<cn_msg>(payload);
+    if (message.id.idx != CN_IDX_PROC || message.id.val != CN_VAL_PROC || message.ack != ack) {
+      continue;
+    }
+    auto event = load<proc_event>(payload + sizeof(cn_msg));
+    if (event.what != proc_event::PROC_EVENT_NONE) continue;
+    return static_cast<int>(event.event_data.ack.err);
+  }
+  return nullptr;
+}
 
 void decodeProcEvents(kj::ArrayPtr<const kj::byte> datagram, std::vector<ProcEvent>& out) {
   size_t offset = 0;
@@ -89,8 +111,7 @@ kj::OneOf<kj::Own<ProcConnector>, std::string> ProcConnector::subscribe() {
   kj::AutoCloseFd owned(fd);
   if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &RECEIVE_BUFFER_BYTES,
                  sizeof(RECEIVE_BUFFER_BYTES)) != 0) {
-    // Without CAP_NET_ADMIN only the sysctl-capped size is possible; the subscription below
-    // needs that capability anyway, so this rarely matters.
+    // Without CAP_NET_ADMIN only the sysctl-capped size (net.core.rmem_max) is possible.
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &RECEIVE_BUFFER_BYTES, sizeof(RECEIVE_BUFFER_BYTES));
   }
   sockaddr_nl address{};
@@ -101,13 +122,14 @@ kj::OneOf<kj::Own<ProcConnector>, std::string> ProcConnector::subscribe() {
     return result;
   }
   auto connector = kj::heap<ProcConnector>(kj::mv(owned));
-  KJ_IF_MAYBE (exception,
-               kj::runCatchingExceptions([&]() { connector->sendControl(PROC_CN_MCAST_LISTEN); })) {
-    // Usually EPERM: listening needs CAP_NET_ADMIN. Nothing was subscribed, so the destructor's
-    // unsubscribe must not run either.
+  uint32_t ack = 0;
+  while (ack == 0) {
+    KJ_SYSCALL(getrandom(&ack, sizeof(ack), 0));
+  }
+  KJ_IF_MAYBE (problem, connector->subscribeAcknowledged(ack)) {
+    // Nothing was subscribed, so the destructor must not unsubscribe either.
     connector->subscribed = false;
-    result =
-        std::string("proc connector subscription refused: ") + exception->getDescription().cStr();
+    result = kj::mv(*problem);
     return result;
   }
   result = kj::mv(connector);
@@ -122,7 +144,42 @@ ProcConnector::~ProcConnector() noexcept(false) {
   if (subscribed) sendControl(PROC_CN_MCAST_IGNORE);
 }
 
-void ProcConnector::sendControl(int operation) {
+kj::Maybe<std::string> ProcConnector::subscribeAcknowledged(uint32_t ack) {
+  KJ_IF_MAYBE (exception,
+               kj::runCatchingExceptions([&]() { sendControl(PROC_CN_MCAST_LISTEN, ack); })) {
+    return std::string("proc connector subscription refused: ") +
+           exception->getDescription().cStr();
+  }
+  // The kernel answers every control message with an acknowledgement multicast to all
+  // listeners (ack field = ours + 1) carrying the errno: before Linux 6.6 listening needed
+  // CAP_NET_ADMIN and a refusal is only visible here, not as a send() error. Everything else
+  // read meanwhile predates the target and is dropped.
+  uint64_t deadline = monotonicNowNs() + 1000000000u;
+  for (;;) {
+    uint64_t now = monotonicNowNs();
+    if (now >= deadline)
+      return std::string("the proc connector did not acknowledge the subscription");
+    struct pollfd pending = {socket.get(), POLLIN, 0};
+    int ready;
+    KJ_SYSCALL(ready = poll(&pending, 1, static_cast<int>((deadline - now) / 1000000 + 1)));
+    if (ready == 0) continue;
+    ssize_t n;
+    KJ_SYSCALL_HANDLE_ERRORS(n = recv(socket.get(), buffer.begin(), buffer.size(), 0)) {
+      case EAGAIN:
+      case ENOBUFS:
+        continue;
+      default:
+        KJ_FAIL_SYSCALL("recv(proc connector)", error);
+    }
+    KJ_IF_MAYBE (error,
+                 findAcknowledgement(buffer.slice(0, static_cast<size_t>(n)).asConst(), ack + 1)) {
+      if (*error == 0) return nullptr;
+      return std::string("proc connector subscription refused: ") + strerror(*error);
+    }
+  }
+}
+
+void ProcConnector::sendControl(int operation, uint32_t ack) {
   alignas(nlmsghdr) kj::byte message[NLMSG_SPACE(sizeof(cn_msg) + sizeof(proc_cn_mcast_op))] = {};
   auto* header = reinterpret_cast<nlmsghdr*>(message);
   header->nlmsg_len = NLMSG_LENGTH(sizeof(cn_msg) + sizeof(proc_cn_mcast_op));
@@ -132,6 +189,7 @@ void ProcConnector::sendControl(int operation) {
   connector.id.idx = CN_IDX_PROC;
   connector.id.val = CN_VAL_PROC;
   connector.len = sizeof(proc_cn_mcast_op);
+  connector.ack = ack;
   auto op = static_cast<proc_cn_mcast_op>(operation);
   memcpy(message + NLMSG_HDRLEN, &connector, sizeof(connector));
   memcpy(message + NLMSG_HDRLEN + sizeof(cn_msg), &op, sizeof(op));

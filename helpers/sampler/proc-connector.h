@@ -1,10 +1,10 @@
 #pragma once
 // A subscription to the kernel's process events (netlink connector, CN_IDX_PROC,
-// PROC_CN_MCAST_LISTEN; needs CAP_NET_ADMIN): fork, exec, exit and setsid of every process on the
-// machine, each stamped by the kernel with CLOCK_MONOTONIC. The caller filters them to the
-// capture (event-tracker.h). Events queue in the socket from the moment of `subscribe()`, so a
-// subscription made before the target is spawned sees the target's own fork.
-// Owns: the netlink socket (unsubscribed and closed at destruction).
+// PROC_CN_MCAST_LISTEN; needs CAP_NET_ADMIN before Linux 6.6): fork, exec, exit and setsid of every
+// process on the machine, each stamped by the kernel with CLOCK_MONOTONIC. The caller filters them
+// to the capture (event-tracker.h). Events queue in the socket from the moment of `subscribe()`, so
+// a subscription made before the target is spawned sees the target's own fork. Owns: the netlink
+// socket (unsubscribed and closed at destruction).
 //
 // Errors: `subscribe` reports a machine without the connector as a reason, never by throwing; a
 // lost stretch of events (the socket overran) is an OVERRUN event; other failures throw.
@@ -43,11 +43,16 @@ void decodeProcEvents(kj::ArrayPtr<const kj::byte> datagram, std::vector<ProcEve
 // that is not a complete proc-connector message (wrong connector id, truncated lengths, other
 // event kinds, thread events) is skipped.
 
+kj::Maybe<int> findAcknowledgement(kj::ArrayPtr<const kj::byte> datagram, uint32_t ack);
+// The errno (0 = accepted) of the kernel's acknowledgement in this datagram whose ack field is
+// `ack`, if it holds one.
+
 class ProcConnector {
  public:
   static kj::OneOf<kj::Own<ProcConnector>, std::string> subscribe();
-  // Opens a non-blocking NETLINK_CONNECTOR socket with a large receive buffer and sends
-  // PROC_CN_MCAST_LISTEN. Returns it, or a sentence saying why process events are unavailable.
+  // Opens a non-blocking NETLINK_CONNECTOR socket with a large receive buffer, sends
+  // PROC_CN_MCAST_LISTEN and waits (at most 1 s) for the kernel's acknowledgement. Returns the
+  // subscription, or a sentence saying why process events are unavailable.
 
   explicit ProcConnector(kj::AutoCloseFd socket);
   ~ProcConnector() noexcept(false);
@@ -67,7 +72,8 @@ class ProcConnector {
   kj::Array<kj::byte> buffer;
   bool subscribed = true;
 
-  void sendControl(int operation);
+  void sendControl(int operation, uint32_t ack = 0);
+  kj::Maybe<std::string> subscribeAcknowledged(uint32_t ack);
 };
 
 uint64_t monotonicNowNs();

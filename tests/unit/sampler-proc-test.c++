@@ -179,6 +179,24 @@ TEST(SamplerProcConnector, SkipsWhatIsNotAProcessEvent) {
   EXPECT_EQ(decode(twice).size(), 2u);
 }
 
+TEST(SamplerProcConnector, FindsTheKernelsAcknowledgement) {
+  proc_event event{};
+  event.what = proc_event::PROC_EVENT_NONE;
+  event.event_data.ack.err = EPERM;
+  auto bytes = datagram(event);
+  cn_msg message;
+  memcpy(&message, bytes.data() + NLMSG_HDRLEN, sizeof(message));
+  message.ack = 778;
+  memcpy(bytes.data() + NLMSG_HDRLEN, &message, sizeof(message));
+  auto view = kj::arrayPtr(bytes.data(), bytes.size()).asConst();
+  EXPECT_EQ(KJ_ASSERT_NONNULL(findAcknowledgement(view, 778)), EPERM);
+  EXPECT_TRUE(findAcknowledgement(view, 779) == nullptr) << "another listener's";
+  event.what = proc_event::PROC_EVENT_EXEC;
+  auto notAck = datagram(event);
+  EXPECT_TRUE(findAcknowledgement(kj::arrayPtr(notAck.data(), notAck.size()).asConst(), 0) ==
+              nullptr);
+}
+
 TEST(SamplerProcConnector, SubscribesAndSeesAFork) {
   auto subscribed = ProcConnector::subscribe();
   if (subscribed.is<std::string>()) GTEST_SKIP() << subscribed.get<std::string>();
