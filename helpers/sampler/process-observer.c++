@@ -84,6 +84,7 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
     whySampled = subscribed.get<std::string>();
   } else {
     connector = kj::mv(subscribed.get<kj::Own<ProcConnector>>());
+    exact = true;
   }
 }
 
@@ -100,7 +101,7 @@ kj::Maybe<CaptureCgroup&> ProcessObserver::cgroup() {
 }
 
 void ProcessObserver::start(pid_t root) {
-  KJ_REQUIRE(!started, "start() is single use");
+  KJ_REQUIRE(!started && !stopped, "start() is single use and comes before stop()");
   KJ_REQUIRE(root > 0, "the root pid must be positive", root);
   started = true;
   rootPid = root;
@@ -168,8 +169,7 @@ CaptureScope& ProcessObserver::captureScope() {
 kj::Promise<Settlement> ProcessObserver::settle(uint64_t settleMs) {
   KJ_REQUIRE(started, "settle() needs a started target");
   KJ_REQUIRE(!cleanedUp, "settle() after cleanup()");
-  // The group scope is fixed here: groups first recorded later are still signalled by cleanup
-  // only if they were known when cleanup starts (it builds its own scope).
+  // A group scope is the groups known now; cleanup() builds its own from the groups known then.
   scope = nullptr;
   std::function<kj::Promise<void>()> changes;
   if (group.get() != nullptr) changes = [this]() { return whenCgroupChanges(); };
@@ -193,6 +193,7 @@ bool ProcessObserver::stop() {
       recorder.markPartial();
     }
     connectorWatch = nullptr;
+    connector = nullptr;  // unsubscribes: the kernel stops queueing events for us
   }
   boost = nullptr;
   return recorder.isPartial();

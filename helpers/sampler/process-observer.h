@@ -93,8 +93,8 @@ class ProcessObserver {
   // as the cgroup is empty; groups: B §6.7.2's two-empty rule.
 
   bool stop();
-  // Ends observation (exact: after handling every event already queued). Returns `partial`:
-  // the process limit was hit or observations were lost. Idempotent.
+  // Ends observation (exact: after handling every event already queued, then unsubscribes).
+  // Returns `partial`: the process limit was hit or observations were lost. Idempotent.
 
   kj::Promise<CleanupReport> cleanup();
   // After stop(). Ownership-verified cleanup over the same scope as settle(), then the cgroup
@@ -117,6 +117,7 @@ class ProcessObserver {
   kj::Own<LeaderSink> leaderSink;
   SampleRecorder recorder;
   std::string whySampled;
+  bool exact = false;
   kj::Own<CaptureCgroup> group;      // null: no capture cgroup
   kj::Own<ProcConnector> connector;  // null: sampled
   kj::Own<EventTracker> tracker;
