@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "evidence/error.h"
+#include "evidence/network-access.h"
 #include "evidence/path.h"
 #include "evidence/policy-config.h"
 
 namespace rea::evidence {
 
-enum class NetworkAccess { HOST, LOOPBACK };
 
 struct PolicyRequest {
   // What a scenario asks for, independent of the scenario type. Paths are absolute, as the

@@ -40,7 +40,7 @@ struct PtyConfig {
   # Initial terminal size, each 1-1000.
   events @6 :List(PtyInteraction);
   # The scenario's interaction events, in scenario order; an event's index in this list is the
-  # `eventIndex` of its dispatch report. At most 100000.
+  # `eventIndex` of its dispatch report. At most 1000, sorted by atMs.
   timeoutMs @7 :UInt64;
   idleTimeoutMs @8 :UInt64;
   t0Ns @9 :UInt64;

@@ -2,16 +2,60 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "supervisor/commands.h"
+#include "supervisor/usage.h"
 
 namespace rea::supervisor {
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+const Command COMMANDS[] = {
+    {"capture-process", runCaptureCommand},
+    {"compare-process-captures", runCompareCommand},
+    {"doctor", runDoctorCommand},
+    {"helper", runHelperCommand},
+};
+
+}  // namespace
+
+int usageError(const std::string& problem, const char* command) {
+  std::fprintf(stderr, "rea: %s\n\n%s", problem.c_str(), usageFor(command).c_str());
+  return 2;
+}
 
 int runCli(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "--version") == 0) {
+  if (argc < 2) return usageError("a command is required", nullptr);
+  std::string command = argv[1];
+  if (command == "--version" || command == "version") {
     std::printf("rea %s\n", REA_VERSION);
     return 0;
   }
-  std::fprintf(stderr, "usage: rea --version\n");
-  return 2;
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(usageFor(argc > 2 ? argv[2] : nullptr).c_str(), stdout);
+    return 0;
+  }
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& entry : COMMANDS) {
+    if (command != entry.name) continue;
+    // `rea helper NAME --help` belongs to the helper; every other command answers --help itself.
+    if (command != "helper") {
+      for (const auto& arg : args) {
+        if (arg == "--help" || arg == "-h") {
+          std::fputs(usageFor(entry.name).c_str(), stdout);
+          return 0;
+        }
+      }
+    }
+    return entry.run(args);
+  }
+  return usageError("unknown command: " + command, nullptr);
 }
 
 }  // namespace rea::supervisor

@@ -36,14 +36,16 @@ evidence::Json policyReport() {
   if (!load.policy) {
     report["valid"] = false;
     evidence::Json problems = evidence::Json::array();
-    for (const auto& issue : load.issues) problems.push_back(issue.path + ": " + issue.message);
+    for (const auto& issue : load.issues)
+      problems.push_back(issue.path + ": " + issue.message);
     report["problems"] = problems;
     return report;
   }
   const auto& policy = *load.policy;
   auto roots = [](const std::vector<evidence::PolicyRoot>& list) {
     evidence::Json out = evidence::Json::array();
-    for (const auto& root : list) out.push_back(root.canonical);
+    for (const auto& root : list)
+      out.push_back(root.canonical);
     return out;
   };
   report["valid"] = true;
@@ -95,9 +97,8 @@ int runDoctor(const DoctorOptions& options) {
     report["captures_can_run"] = canCapture;
     report["machine"] = machine;
     report["policy"] = policy;
-    report["stale_temporary_roots"] = {{"found", stale.found},
-                                       {"removed", stale.removed},
-                                       {"failed", stale.failed}};
+    report["stale_temporary_roots"] = {
+        {"found", stale.found}, {"removed", stale.removed}, {"failed", stale.failed}};
     printJson(report, true);
     return canCapture ? 0 : 1;
   }
@@ -113,7 +114,8 @@ int runDoctor(const DoctorOptions& options) {
       std::printf("  problem: %s\n", problem.get<std::string>().c_str());
     }
   } else {
-    std::printf("  capture enabled:        %s\n", policy["capture_enabled"].get<bool>() ? "yes" : "no");
+    std::printf("  capture enabled:        %s\n",
+                policy["capture_enabled"].get<bool>() ? "yes" : "no");
     std::printf("  executable roots:       %s\n", policy["executable_roots"].dump().c_str());
     std::printf("  working roots:          %s\n", policy["working_roots"].dump().c_str());
     std::printf("  allowed environment:    %s\n", policy["allowed_environment"].dump().c_str());
@@ -123,11 +125,15 @@ int runDoctor(const DoctorOptions& options) {
   std::printf("\nstale temporary roots (no live owner) under %s\n", tempRootBase().c_str());
   if (stale.found.empty()) std::printf("  none\n");
   for (const auto& root : stale.found) {
-    bool removed = std::find(stale.removed.begin(), stale.removed.end(), root) != stale.removed.end();
+    bool removed =
+        std::find(stale.removed.begin(), stale.removed.end(), root) != stale.removed.end();
     std::printf("  %s%s\n", root.c_str(),
-                removed ? " (removed)" : options.clean ? " (could not be removed)" : "");
+                removed         ? " (removed)"
+                : options.clean ? " (could not be removed)"
+                                : "");
   }
-  if (!stale.found.empty() && !options.clean) std::printf("  run `rea doctor --clean` to remove them\n");
+  if (!stale.found.empty() && !options.clean)
+    std::printf("  run `rea doctor --clean` to remove them\n");
   std::printf("\n%s\n", canCapture ? "captures can run on this machine"
                                    : "captures cannot run on this machine (see above)");
   return canCapture ? 0 : 1;

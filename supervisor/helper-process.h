@@ -6,8 +6,9 @@
 // the helper's stderr, which it copies to the supervisor's stderr prefixed with the helper name.
 //
 // The child gets fd 0 = /dev/null, fd 1 and 2 = the stderr pipe, fd 3 = its socketpair end and
-// nothing else (close_range), PR_SET_PDEATHSIG(SIGKILL) and an explicit minimal environment (only REA_SECCOMP_DEBUG is passed through when set). If exec
-// fails it writes one line naming the binary and exits 127.
+// nothing else (close_range), PR_SET_PDEATHSIG(SIGKILL) and an explicit minimal environment (only
+// REA_SECCOMP_DEBUG is passed through when set). If exec fails it writes one line naming the binary
+// and exits 127.
 //
 // Errors: spawn() throws FAILED naming the binary when the socketpair, pipe, fork or pidfd
 // cannot be made. Everything after that is data: how the helper ended is a HelperEnd.
@@ -15,6 +16,7 @@
 #include <kj/async-io.h>
 #include <kj/async-unix.h>
 #include <kj/time.h>
+#include <kj/vector.h>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -47,7 +49,7 @@ std::string defaultHelperDirectory();
 // /proc/self/exe (every binary of the build lands in build/bin, ARCHITECTURE "Folders").
 
 class HelperProcess {
-public:
+ public:
   static kj::Own<HelperProcess> spawn(kj::AsyncIoContext& io, kj::StringPtr name,
                                       kj::StringPtr path, kj::ArrayPtr<const kj::StringPtr> args);
   // Forks and execs `path` (argv[0] = path, then `args`) with fd 3 = one end of a new
@@ -88,22 +90,23 @@ public:
                 kj::Own<kj::AsyncIoStream> connection, kj::AutoCloseFd stderrPipe);
   // Use spawn().
 
-private:
+ private:
   kj::AsyncIoContext& io;
   kj::String name_;
   pid_t pid_;
-  kj::Maybe<kj::AutoCloseFd> pidfd;
-  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> pidfdObserver;
+  kj::Maybe<kj::AutoCloseFd> pidfd;                                 // emptied when reaped
+  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> pidfdObserver;  // dies before the pidfd
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
   bool ready = false;
-  bool stopping = false;  // stop() or kill() was called: a SIGKILL or status 0 is ours
-  bool killedByUs = false;
+  bool stopping = false;    // stop() or kill() was called: status 0 is a requested stop
+  bool killedByUs = false;  // we sent SIGKILL: that death is not a fault
   kj::Maybe<HelperEnd> end_;
+  kj::Own<kj::PromiseFulfiller<void>> reapedFulfiller;
   kj::ForkedPromise<void> reaped;
   kj::Promise<void> stderrCopy;
+  kj::Promise<void> exitWatcher;
 
   kj::Promise<void> watchExit();
-  void reap();
   HelperEnd classify(const siginfo_t& info) const;
   kj::Promise<void> copyStderr(kj::Own<kj::AsyncInputStream> in, kj::Own<kj::Vector<char>> line);
 };

@@ -25,7 +25,9 @@ size_t jsonNestingDepth(const std::string& text) {
       continue;
     }
     switch (c) {
-      case '"': inString = true; break;
+      case '"':
+        inString = true;
+        break;
       case '[':
       case '{':
         if (++depth > deepest) deepest = depth;
@@ -34,7 +36,8 @@ size_t jsonNestingDepth(const std::string& text) {
       case '}':
         if (depth > 0) --depth;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return deepest;

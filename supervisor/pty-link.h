@@ -92,7 +92,7 @@ struct PtyExit {
 struct HelperFault {
   // The pty helper was lost or misbehaved: the capture is truncated and gets a residual unknown
   // (A13) naming the helper and `reason`.
-  std::string reason;  // e.g. "the pty helper crashed with signal 11 (SIGSEGV)"
+  std::string reason;            // e.g. "the pty helper crashed with signal 11 (SIGSEGV)"
   std::optional<HelperEnd> end;  // how the process ended; always set once finish() resolved
 };
 
@@ -102,17 +102,17 @@ struct PtyRecord {
   std::vector<PtyChunk> output;
   std::vector<PtyDispatch> interactions;  // in the order the helper reported them
   std::optional<PtyExit> exit;
-  bool streamDone = false;      // the helper ended its stream with done()
-  bool outputTruncated = false; // raw frames dropped by the frame/byte limit (B §4.8)
-  uint64_t droppedChunks = 0;   // how many
-  std::optional<HelperFault> fault;  // set when the helper was lost before its job was done
+  bool streamDone = false;             // the helper ended its stream with done()
+  bool outputTruncated = false;        // raw frames dropped by the frame/byte limit (B §4.8)
+  uint64_t droppedChunks = 0;          // how many
+  std::optional<HelperFault> fault;    // set when the helper was lost before its job was done
   std::optional<HelperEnd> helperEnd;  // how the helper process ended (after finish())
 };
 
 class PtyObserver {
   // Live notifications, called from the event loop as batches arrive (before whenExited()
   // resolves for the exit). Implementations must not destroy the link from a callback.
-public:
+ public:
   virtual ~PtyObserver() noexcept(false) = default;
   virtual void output(const PtyChunk& /*chunk*/) {}
   virtual void dispatched(const PtyDispatch& /*dispatch*/) {}
@@ -122,7 +122,7 @@ public:
 };
 
 class PtyLink {
-public:
+ public:
   explicit PtyLink(kj::AsyncIoContext& io, std::string helperDirectory = defaultHelperDirectory(),
                    kj::Maybe<PtyObserver&> observer = nullptr);
   // `helperDirectory` holds rea-pty. The observer (optional) outlives the link.
@@ -134,7 +134,8 @@ public:
 
   kj::Promise<PtySpawn> start(PtyLaunch launch);
   // Spawns rea-pty, sends the launch and resolves once the target is forked. Call once.
-  // Limits are checked here first: a launch out of range throws FAILED before any spawn.
+  // Limits are checked first: a launch out of range rejects (FAILED) before any spawn. Every
+  // failure arrives as a rejected promise, and whenExited() then resolves with nullopt.
 
   kj::Promise<std::optional<PtyExit>> whenExited();
   // Resolves when the root has been reaped (its exit record), or with nullopt when the helper
@@ -151,7 +152,7 @@ public:
 
   class Impl;
 
-private:
+ private:
   kj::Own<Impl> impl;
 };
 

@@ -65,7 +65,8 @@ void removeContents(int dirFd, const std::string& path) {
 std::string tempRootBase() {
   const char* dir = getenv("TMPDIR");
   std::string base = dir != nullptr && dir[0] == '/' ? dir : "/tmp";
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  while (base.size() > 1 && base.back() == '/')
+    base.pop_back();
   return base;
 }
 
@@ -94,7 +95,7 @@ StaleTempRoots findStaleTempRoots(bool remove) {
     if (!stale) continue;
     result.found.push_back(root);
     if (!remove) continue;
-    KJ_IF_MAYBE(e, kj::runCatchingExceptions([&]() { removeTree(root); })) {
+    KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { removeTree(root); })) {
       result.failed.push_back(root);
     } else {
       result.removed.push_back(root);

@@ -1,0 +1,83 @@
+#include "evidence/normalise.h"
+
+#include "evidence/normalise-rule.h"
+#include "evidence/utf.h"
+
+namespace rea::evidence {
+
+std::optional<std::string> sensitiveEcho(std::string_view inputData) {
+  size_t end = inputData.size();
+  while (end > 0 && (inputData[end - 1] == '\r' || inputData[end - 1] == '\n'))
+    --end;
+  std::string_view echo = inputData.substr(0, end);
+  if (utf16Length(echo) < 4) return std::nullopt;
+  return std::string(echo);
+}
+
+Normaliser::Normaliser(const NormaliseContext& context) {
+  auto literal = [this](std::string needle, std::string_view replacement) {
+    if (!needle.empty()) ruleList.push_back(NormaliseRule::literal(std::move(needle), replacement));
+  };
+
+  for (auto& secret : context.secrets)
+    literal(secret, "<redacted>");
+  for (auto& input : context.sensitiveInputs) {
+    if (auto echo = sensitiveEcho(input)) literal(std::move(*echo), "<redacted>");
+  }
+
+  // The placeholders contain no `$`, so the JavaScript replacement semantics are inert here.
+  if (context.normalisePaths) {
+    literal(context.temporaryRoot, "<temporary-root>");
+    literal(context.workingDirectory, "<working-directory>");
+    literal(context.executable, "<executable>");
+    for (size_t i = 0; i < context.filesystemRoots.size(); ++i) {
+      literal(context.filesystemRoots[i], "<filesystem-root-" + std::to_string(i) + ">");
+    }
+  }
+
+  if (context.normalisePids) {
+    std::vector<std::string> tokens;
+    for (int64_t pid : context.pids) {
+      if (pid > 0) tokens.push_back(std::to_string(pid));
+    }
+    if (!tokens.empty()) {
+      ruleList.push_back(NormaliseRule::digitTokens(std::move(tokens), false, "<pid>"));
+    }
+  }
+
+  if (context.normalisePorts) {
+    std::vector<std::string> tokens;
+    for (int64_t port : context.harnessPorts) {
+      if (port >= 1 && port <= 65535) tokens.push_back(std::to_string(port));
+    }
+    ruleList.push_back(NormaliseRule::digitTokens(std::move(tokens), true, "<port>"));
+  }
+
+  // Patterns keep their empty form: an empty pattern is a real rule (insert everywhere).
+  for (auto& pattern : context.patterns) {
+    ruleList.push_back(NormaliseRule::literal(pattern.pattern, pattern.replacement));
+  }
+}
+
+Normaliser::~Normaliser() noexcept(false) = default;
+Normaliser::Normaliser(Normaliser&&) = default;
+Normaliser& Normaliser::operator=(Normaliser&&) = default;
+
+std::string Normaliser::operator()(std::string_view text) const {
+  std::string current(text);
+  std::string next;
+  for (auto& rule : ruleList) {
+    next.clear();
+    // Headroom for placeholders longer than what they replace, so most rules never reallocate.
+    next.reserve(current.size() + current.size() / 8 + 64);
+    rule->apply(current, 0, true, next);
+    current.swap(next);
+  }
+  return current;
+}
+
+std::string normalise(std::string_view text, const NormaliseContext& context) {
+  return Normaliser(context)(text);
+}
+
+}  // namespace rea::evidence

@@ -1,0 +1,98 @@
+#pragma once
+// DrainThread: the one extra thread of rea-pty (STYLE §4). It owns the PTY master and does
+// nothing but read it (64 KiB at a time) into a queue that the event loop empties when an
+// eventfd wakes it, so a slow loop (RPC, rendering) never leaves the kernel's small PTY buffer
+// full and never stalls the target more than the queue bound. Each read becomes one chunk of
+// valid UTF-8: a multibyte sequence split across reads is carried whole into the next chunk,
+// ill-formed bytes become U+FFFD (SPEC B §6.3).
+//
+// Lifetime: construct (the thread starts but waits), start() once the seccomp filter is loaded
+// (no untrusted byte is read before it), stop() to end early; the destructor stops and joins.
+// The thread ends by itself at EOF of the master (EIO: every slave fd closed, A10).
+//
+// Errors: a read error other than EIO ends the thread; take() reports it as `error`.
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <kj/io.h>
+#include <kj/string.h>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace rea::helper {
+
+class DrainThread {
+ public:
+  explicit DrainThread(kj::AutoCloseFd master);
+  // Takes the master (non-blocking mode is set here) and starts the thread, which waits for
+  // start() before its first read. Returns once the thread runs, so that a seccomp filter
+  // loaded afterwards (with TSYNC) never meets the thread's start-up syscalls.
+
+  ~DrainThread() noexcept(false);
+  // stop() + join. The master is closed last.
+
+  KJ_DISALLOW_COPY(DrainThread);
+
+  int masterFd() const { return master.get(); }
+  // For writes (input) and ioctls (resize) from the loop thread; reading is the thread's.
+
+  int readyFd() const { return ready.get(); }
+  // An eventfd (non-blocking): readable when chunks are queued or the thread has ended. Watch
+  // it with a kj FdObserver; take() clears it.
+
+  void start();
+  // Releases the thread's first read. Once.
+
+  void stop();
+  // Asks the thread to read what the master holds right now (a bounded number of reads, so a
+  // target that never stops writing cannot keep it busy), queue it and end. Idempotent.
+
+  struct Chunk {
+    uint64_t atNs;     // CLOCK_MONOTONIC when the read returned
+    std::string data;  // valid UTF-8, non-empty
+  };
+
+  struct Taken {
+    std::deque<Chunk> chunks;
+    bool ended = false;  // the thread has ended (EOF, stop() or an error); no more chunks
+    bool eof = false;    // it ended because every slave fd was closed (EIO)
+    kj::Maybe<kj::String> error;
+  };
+
+  Taken take();
+  // Everything queued so far (in read order). Call from the loop thread when readyFd() is
+  // readable (and once more after `ended` is seen, which returns nothing new).
+
+  static constexpr size_t READ_SIZE = 64 * 1024;
+  static constexpr size_t QUEUE_LIMIT_BYTES = 16 * 1024 * 1024;
+  // Back-pressure: when the loop falls this far behind, the thread waits (the target then blocks
+  // on a full PTY, it loses nothing).
+  static constexpr int STOP_READS = 64;
+  // At stop(), at most this many further reads.
+
+ private:
+  kj::AutoCloseFd master;
+  kj::AutoCloseFd ready;  // eventfd: thread -> loop
+  kj::AutoCloseFd wake;   // eventfd: loop -> thread (stop)
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool running = false;  // the thread has started (and made its start-up syscalls)
+  bool started = false;
+  bool stopping = false;
+  std::deque<Chunk> queue;
+  size_t queuedBytes = 0;
+  bool ended = false;
+  bool eof = false;
+  std::string error;
+
+  std::thread thread;  // last: starts after every member above is constructed
+
+  void run();
+  void push(uint64_t atNs, std::string data);
+  void signalReady();
+};
+
+}  // namespace rea::helper

@@ -1,0 +1,386 @@
+#include "helpers/pty/pty-job.h"
+
+#include <errno.h>
+#include <kj/async-unix.h>
+#include <kj/debug.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers/common/clock.h"
+#include "helpers/pty/drain-thread.h"
+#include "helpers/pty/target.h"
+
+namespace rea::helper {
+
+namespace {
+
+const idtype_t ID_PIDFD = idtype_t(3);  // P_PIDFD (linux/wait.h); glibc 2.36 lacks the name
+const kj::Duration WATCHDOG_PERIOD = 20 * kj::MILLISECONDS;  // SPEC B §6.6.1
+const uint64_t NS_PER_MS = 1000000;
+
+kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
+  auto paf = kj::newPromiseAndFulfiller<void>();
+  fulfiller = kj::mv(paf.fulfiller);
+  return paf.promise.fork();
+}
+
+int sendSignal(int pidfd, int signal) {
+  // Returns 0 or the errno.
+  return syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0) == 0 ? 0 : errno;
+}
+
+class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
+ public:
+  PtyJobImpl(kj::AsyncIoContext& io, PtyJobConfig config, PtyJobSink& sink)
+      : io(io),
+        timer(io.provider->getTimer()),
+        config(kj::mv(config)),
+        sink(sink),
+        exitedSignal(makeSignal(exitedFulfiller)),
+        drainedSignal(makeSignal(drainedFulfiller)),
+        failedSignal(makeSignal(failedFulfiller)),
+        tasks(*this) {
+    if (this->config.t0Ns == 0) this->config.t0Ns = monotonicNowNs();
+    lastOutputNs = this->config.t0Ns;
+    fired.resize(this->config.events.size(), false);
+  }
+
+  ~PtyJobImpl() noexcept(false) {
+    KJ_IF_MAYBE (t, target) {
+      if (!reaped) {
+        // The job is abandoned with its root alive: the root must not outlive it.
+        sendSignal(t->pidfd.get(), SIGKILL);
+        siginfo_t info;
+        memset(&info, 0, sizeof(info));
+        while (waitid(ID_PIDFD, id_t(t->pidfd.get()), &info, WEXITED) < 0 && errno == EINTR) {
+        }
+      }
+    }
+  }
+
+  void begin(kj::Function<void()> afterSpawn) {
+    TargetSpec spec;
+    spec.executable = config.executable;
+    spec.arguments = config.arguments;
+    spec.workingDirectory = config.workingDirectory;
+    spec.environment = config.environment;
+    spec.columns = config.columns;
+    spec.rows = config.rows;
+    target = spawnTarget(spec);
+    auto& t = KJ_ASSERT_NONNULL(target);
+    pidfdObserver = kj::heap<kj::UnixEventPort::FdObserver>(
+        io.unixEventPort, t.pidfd.get(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+    // The drain thread exists (waiting) before the lock-down, so TSYNC covers it; it reads
+    // nothing until start() below.
+    drain = kj::heap<DrainThread>(kj::mv(t.master));
+    afterSpawn();
+    auto& d = *KJ_ASSERT_NONNULL(drain);
+    readyObserver = kj::heap<kj::UnixEventPort::FdObserver>(
+        io.unixEventPort, d.readyFd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+    d.start();
+
+    tasks.add(watchExit());
+    tasks.add(watchOutput());
+    armEvents();
+    tasks.add(timers.wrap(watchdog()).catch_([](kj::Exception&&) {}));
+  }
+
+  // implements PtyJob ---------------------------------------------------------------------
+
+  pid_t rootPid() const override { return KJ_ASSERT_NONNULL(target).pid; }
+  uint64_t spawnedAtNs() const override { return KJ_ASSERT_NONNULL(target).spawnedAtNs; }
+  kj::Promise<void> whenExited() override { return exitedSignal.addBranch(); }
+
+  void writeToTarget(std::string bytes) override {
+    if (reaped || finishing) return;
+    pendingInput.append(bytes);
+    if (!waitingWritable) writeInput();
+  }
+  kj::Promise<void> whenDrained() override { return drainedSignal.addBranch(); }
+  kj::Promise<void> whenFailed() override { return failedSignal.addBranch(); }
+
+  kj::Promise<PtyJobSummary> finish() override {
+    KJ_REQUIRE(!finishing, "finish called twice");
+    finishing = true;
+    if (!reaped) {
+      // The supervisor is done with this target: it must not run on unobserved.
+      sendSignal(KJ_ASSERT_NONNULL(target).pidfd.get(), SIGKILL);
+    }
+    return whenExited()
+        .then([this]() {
+          KJ_ASSERT_NONNULL(drain)->stop();
+          return whenDrained();
+        })
+        .then([this]() {
+          takeOutput();
+          return PtyJobSummary{dropped > 0, dropped};
+        });
+  }
+
+ private:
+  kj::AsyncIoContext& io;
+  kj::Timer& timer;
+  PtyJobConfig config;
+  PtyJobSink& sink;
+
+  kj::Maybe<Target> target;
+  kj::Maybe<kj::Own<DrainThread>> drain;
+  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> pidfdObserver;  // before the pidfd closes
+  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> readyObserver;  // before the eventfd closes
+  kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> writeObserver;  // before the master closes
+
+  uint64_t lastEmittedNs = 0;
+  uint64_t lastOutputNs;
+  uint32_t frames = 0;
+  uint64_t acceptedBytes = 0;
+  uint64_t dropped = 0;
+  std::vector<bool> fired;
+  PtyJobEvent::Reason reason = PtyJobEvent::Reason::EXITED;
+  bool reaped = false;
+  bool drainEnded = false;
+  bool finishing = false;
+  std::string pendingInput;
+  bool waitingWritable = false;
+
+  kj::Own<kj::PromiseFulfiller<void>> exitedFulfiller;
+  kj::Own<kj::PromiseFulfiller<void>> drainedFulfiller;
+  kj::Own<kj::PromiseFulfiller<void>> failedFulfiller;
+  kj::ForkedPromise<void> exitedSignal;
+  kj::ForkedPromise<void> drainedSignal;
+  kj::ForkedPromise<void> failedSignal;
+  kj::Canceler timers;  // interaction timers and the watchdog; cancelled at the root's exit
+  kj::TaskSet tasks;    // last: destroyed first
+
+  void taskFailed(kj::Exception&& exception) override {
+    failedFulfiller->reject(kj::mv(exception));
+  }
+
+  void emit(PtyJobEvent&& event) {
+    // Chunks are stamped by the drain thread, the rest by the loop: clamp so the stream never
+    // goes back in time (the difference is the hand-off latency, microseconds).
+    if (event.atNs < lastEmittedNs) event.atNs = lastEmittedNs;
+    lastEmittedNs = event.atNs;
+    sink.event(kj::mv(event));
+  }
+
+  void takeOutput() {
+    // Every loop-side event first takes what the drain thread queued, so output read before it
+    // is emitted before it.
+    if (drain == nullptr) return;
+    auto taken = KJ_ASSERT_NONNULL(drain)->take();
+    for (auto& chunk : taken.chunks) {
+      if (chunk.atNs > lastOutputNs) lastOutputNs = chunk.atNs;
+      uint64_t size = chunk.data.size();
+      if (frames >= config.maxFrames || acceptedBytes + size > config.maxOutputBytes) {
+        ++dropped;  // B §6.5: dropped whole; a later, smaller chunk may still fit
+        continue;
+      }
+      ++frames;
+      acceptedBytes += size;
+      PtyJobEvent event{PtyJobEvent::Kind::OUTPUT, chunk.atNs};
+      event.output = kj::mv(chunk.data);
+      emit(kj::mv(event));
+    }
+    if (taken.ended && !drainEnded) {
+      drainEnded = true;
+      KJ_IF_MAYBE (error, taken.error) {
+        failedFulfiller->reject(KJ_EXCEPTION(FAILED, "pty drain failed", *error));
+      }
+      drainedFulfiller->fulfill();
+    }
+  }
+
+  kj::Promise<void> watchOutput() {
+    takeOutput();
+    if (drainEnded) return kj::READY_NOW;
+    return KJ_ASSERT_NONNULL(readyObserver)->whenBecomesReadable().then([this]() {
+      return watchOutput();
+    });
+  }
+
+  kj::Promise<void> watchExit() {
+    auto& t = KJ_ASSERT_NONNULL(target);
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    KJ_SYSCALL(waitid(ID_PIDFD, id_t(t.pidfd.get()), &info, WEXITED | WNOHANG), "reap target");
+    if (info.si_pid == 0) {
+      return KJ_ASSERT_NONNULL(pidfdObserver)->whenBecomesReadable().then([this]() {
+        return watchExit();
+      });
+    }
+    reaped = true;  // the pidfd stays open: signalling it now fails with ESRCH, never misfires
+    takeOutput();
+    PtyJobEvent exit{PtyJobEvent::Kind::EXITED, monotonicNowNs()};
+    exit.exitedNormally = info.si_code == CLD_EXITED;
+    exit.status = info.si_status;
+    exit.reason = reason;
+    emit(kj::mv(exit));
+    uint64_t exitAtNs = lastEmittedNs;
+    for (uint32_t i = 0; i < fired.size(); ++i) {
+      if (fired[i]) continue;
+      fired[i] = true;
+      PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, exitAtNs};
+      event.eventIndex = i;
+      event.outcome = PtyJobEvent::Outcome::TARGET_EXITED;
+      emit(kj::mv(event));
+    }
+    timers.cancel("the target exited");
+    exitedFulfiller->fulfill();
+    return kj::READY_NOW;
+  }
+
+  void armEvents() {
+    // A2: every event is timed from the spawn. One chain in list order (the list is sorted by
+    // atMs), so events due at the same moment fire in scenario order.
+    tasks.add(timers.wrap(fireFrom(0)).catch_([](kj::Exception&&) {}));
+  }
+
+  kj::Promise<void> fireFrom(uint32_t index) {
+    if (index >= config.events.size()) return kj::READY_NOW;
+    uint64_t dueNs = KJ_ASSERT_NONNULL(target).spawnedAtNs + config.events[index].atMs * NS_PER_MS;
+    return sleepUntilNs(timer, dueNs).then([this, index]() {
+      dispatch(index);
+      return fireFrom(index + 1);
+    });
+  }
+
+  void dispatch(uint32_t index) {
+    if (reaped || fired[index]) return;
+    takeOutput();
+    fired[index] = true;
+    PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, monotonicNowNs()};
+    event.eventIndex = index;
+    event.outcome = perform(config.events[index]) ? PtyJobEvent::Outcome::DISPATCHED
+                                                  : PtyJobEvent::Outcome::FAILED;
+    emit(kj::mv(event));
+  }
+
+  bool perform(const PtyJobInteraction& interaction) {
+    auto& d = *KJ_ASSERT_NONNULL(drain);
+    switch (interaction.type) {
+      case PtyJobInteraction::Type::INPUT:
+        pendingInput.append(interaction.data);
+        return waitingWritable || writeInput();
+      case PtyJobInteraction::Type::RESIZE: {
+        struct winsize size;
+        memset(&size, 0, sizeof(size));
+        size.ws_col = interaction.columns;
+        size.ws_row = interaction.rows;
+        return ioctl(d.masterFd(), TIOCSWINSZ, &size) == 0;
+      }
+      case PtyJobInteraction::Type::SIGNAL: {
+        // To the root only (B §6.4); a vanished root is ESRCH, swallowed: still dispatched.
+        int error = sendSignal(KJ_ASSERT_NONNULL(target).pidfd.get(), interaction.signal);
+        return error == 0 || error == ESRCH;
+      }
+    }
+    KJ_UNREACHABLE;
+  }
+
+  bool writeInput() {
+    // Writes what it can without blocking; the rest when the master is writable again (a target
+    // that does not read its input must not stall the loop). False on a hard write error.
+    auto& d = *KJ_ASSERT_NONNULL(drain);
+    while (!pendingInput.empty()) {
+      ssize_t n = ::write(d.masterFd(), pendingInput.data(), pendingInput.size());
+      if (n > 0) {
+        pendingInput.erase(0, size_t(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && errno == EAGAIN) {
+        if (writeObserver == nullptr) {
+          writeObserver = kj::heap<kj::UnixEventPort::FdObserver>(
+              io.unixEventPort, d.masterFd(), kj::UnixEventPort::FdObserver::OBSERVE_WRITE);
+        }
+        waitingWritable = true;
+        tasks.add(KJ_ASSERT_NONNULL(writeObserver)->whenBecomesWritable().then([this]() {
+          waitingWritable = false;
+          writeInput();
+        }));
+        return true;
+      } else {
+        pendingInput.clear();  // EIO: nobody holds the slave any more
+        return false;
+      }
+    }
+    return true;
+  }
+
+  kj::Promise<void> watchdog() {
+    // B §6.6.1, every 20 ms until the exit: the kill repeats each tick, the last reason wins.
+    return timer.afterDelay(WATCHDOG_PERIOD).then([this]() -> kj::Promise<void> {
+      if (reaped) return kj::READY_NOW;
+      takeOutput();
+      uint64_t nowNs = monotonicNowNs();
+      bool kill = true;
+      auto since = [nowNs](uint64_t thenNs) { return nowNs > thenNs ? nowNs - thenNs : 0; };
+      if (since(config.t0Ns) >= config.timeoutMs * NS_PER_MS) {
+        reason = PtyJobEvent::Reason::TIMEOUT;
+      } else if (since(lastOutputNs) >= config.idleTimeoutMs * NS_PER_MS) {
+        reason = PtyJobEvent::Reason::IDLE_TIMEOUT;
+      } else {
+        kill = false;
+      }
+      if (kill) sendSignal(KJ_ASSERT_NONNULL(target).pidfd.get(), SIGKILL);
+      return watchdog();
+    });
+  }
+};
+
+}  // namespace
+
+void validatePtyJobConfig(const PtyJobConfig& config) {
+  KJ_REQUIRE(!config.executable.empty(), "executable is empty");
+  KJ_REQUIRE(config.executable.find('\0') == std::string::npos, "executable holds NUL");
+  KJ_REQUIRE(!config.workingDirectory.empty(), "working directory is empty");
+  KJ_REQUIRE(config.arguments.size() <= 256, "too many arguments", config.arguments.size());
+  for (auto& argument : config.arguments) {
+    KJ_REQUIRE(argument.find('\0') == std::string::npos, "an argument holds NUL");
+  }
+  for (auto& entry : config.environment) {
+    KJ_REQUIRE(entry.find('=') != std::string::npos && entry.find('=') > 0,
+               "environment entry is not NAME=VALUE");
+    KJ_REQUIRE(entry.find('\0') == std::string::npos, "an environment entry holds NUL");
+  }
+  KJ_REQUIRE(config.columns >= 1 && config.columns <= 1000, "columns out of range", config.columns);
+  KJ_REQUIRE(config.rows >= 1 && config.rows <= 1000, "rows out of range", config.rows);
+  KJ_REQUIRE(config.events.size() <= 1000, "too many events", config.events.size());
+  for (size_t i = 1; i < config.events.size(); ++i) {
+    KJ_REQUIRE(config.events[i - 1].atMs <= config.events[i].atMs, "events not sorted by atMs", i);
+  }
+  for (auto& event : config.events) {
+    switch (event.type) {
+      case PtyJobInteraction::Type::INPUT:
+        break;
+      case PtyJobInteraction::Type::RESIZE:
+        KJ_REQUIRE(
+            event.columns >= 1 && event.columns <= 1000 && event.rows >= 1 && event.rows <= 1000,
+            "resize out of range", event.columns, event.rows);
+        break;
+      case PtyJobInteraction::Type::SIGNAL:
+        KJ_REQUIRE(event.signal == SIGINT || event.signal == SIGTERM || event.signal == SIGKILL,
+                   "signal not allowed", event.signal);
+        break;
+    }
+  }
+  KJ_REQUIRE(config.timeoutMs >= 1 && config.timeoutMs <= 300000, "timeoutMs out of range");
+  KJ_REQUIRE(config.idleTimeoutMs >= 1 && config.idleTimeoutMs <= 300000,
+             "idleTimeoutMs out of range");
+  KJ_REQUIRE(config.maxFrames >= 1 && config.maxFrames <= 100000, "maxFrames out of range");
+  KJ_REQUIRE(config.maxOutputBytes >= 1 && config.maxOutputBytes <= 10000000,
+             "maxOutputBytes out of range");
+}
+
+kj::Own<PtyJob> PtyJob::start(kj::AsyncIoContext& io, PtyJobConfig config, PtyJobSink& sink,
+                              kj::Function<void()> afterSpawn) {
+  validatePtyJobConfig(config);
+  auto job = kj::heap<PtyJobImpl>(io, kj::mv(config), sink);
+  job->begin(kj::mv(afterSpawn));
+  return kj::mv(job);
+}
+
+}  // namespace rea::helper

@@ -1,0 +1,117 @@
+#pragma once
+// PtyJob: the pty helper's job, free of RPC so that the server, --standalone and the unit tests
+// run the same code. Owns the target (its pidfd), the drain thread (and through it the PTY
+// master), the interaction timers and the watchdog. What it observes goes to a PtyJobSink as
+// plain events stamped with CLOCK_MONOTONIC and emitted in non-decreasing time order:
+//   - output: every PTY read as valid UTF-8, within the frame/byte limits (SPEC B §6.5); a
+//     dropped chunk sets `truncated` and still counts as output for the idle watchdog;
+//   - dispatched: each interaction event when it fires `atMs` after the spawn (A2): input is
+//     written to the master, resize is TIOCSWINSZ, signal goes to the root pid only; at the
+//     root's exit every event not yet fired is reported TARGET_EXITED (B §6.4);
+//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4).
+// Output keeps coming after the exit until EIO (A10) or finish().
+//
+// Errors: start() throws FAILED on an invalid config or when the target cannot be spawned;
+// afterwards failures are data (a failed dispatch) or fail the job's failure promise (the drain
+// thread's read error).
+
+#include <cstdint>
+#include <kj/async-io.h>
+#include <kj/function.h>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace rea::helper {
+
+struct PtyJobInteraction {
+  enum class Type { INPUT, RESIZE, SIGNAL };
+  Type type = Type::INPUT;
+  uint64_t atMs = 0;
+  std::string data;      // INPUT
+  uint16_t columns = 0;  // RESIZE
+  uint16_t rows = 0;     // RESIZE
+  int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL
+};
+
+struct PtyJobConfig {
+  std::string executable;
+  std::vector<std::string> arguments;
+  std::string workingDirectory;
+  std::vector<std::string> environment;  // NAME=VALUE, complete
+  uint16_t columns = 80;
+  uint16_t rows = 24;
+  std::vector<PtyJobInteraction> events;  // sorted by atMs (the scenario rule, B §3.5)
+  uint64_t timeoutMs = 30000;
+  uint64_t idleTimeoutMs = 30000;
+  uint64_t t0Ns = 0;  // CLOCK_MONOTONIC; 0 = the moment start() is called
+  uint32_t maxFrames = 10000;
+  uint64_t maxOutputBytes = 1000000;
+};
+
+void validatePtyJobConfig(const PtyJobConfig& config);
+// Throws FAILED naming the first field out of range (the supervisor checked it already: this is
+// the helper not trusting its caller either).
+
+struct PtyJobEvent {
+  enum class Kind { OUTPUT, DISPATCHED, EXITED };
+  enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED };
+  enum class Reason { EXITED, TIMEOUT, IDLE_TIMEOUT };
+
+  PtyJobEvent(Kind kind, uint64_t atNs) : kind(kind), atNs(atNs) {}
+
+  Kind kind;
+  uint64_t atNs;
+  std::string output;       // OUTPUT: valid UTF-8, non-empty
+  uint32_t eventIndex = 0;  // DISPATCHED
+  Outcome outcome = Outcome::DISPATCHED;
+  bool exitedNormally = true;  // EXITED: true -> `status` is an exit code, else a signal number
+  int status = 0;
+  Reason reason = Reason::EXITED;
+};
+
+class PtyJobSink {
+ public:
+  virtual ~PtyJobSink() noexcept(false) = default;
+  virtual void event(PtyJobEvent&& event) = 0;
+  // Called from the event loop, in time order. Must not call back into the job.
+};
+
+struct PtyJobSummary {
+  bool truncated = false;
+  uint64_t droppedChunks = 0;
+};
+
+class PtyJob {
+ public:
+  static kj::Own<PtyJob> start(kj::AsyncIoContext& io, PtyJobConfig config, PtyJobSink& sink,
+                               kj::Function<void()> afterSpawn);
+  // Validates the config, spawns the target, calls `afterSpawn` (the helper's lock-down: the
+  // target is already forked and no output has been read yet), then starts draining and arms
+  // the events and the watchdog. `sink` outlives the job.
+
+  virtual ~PtyJob() noexcept(false) = default;
+  // Destroying a job whose root still runs SIGKILLs and reaps it.
+
+  virtual pid_t rootPid() const = 0;
+  virtual uint64_t spawnedAtNs() const = 0;
+
+  virtual void writeToTarget(std::string bytes) = 0;
+  // Queues bytes for the PTY master after any input not yet written, as if typed: the
+  // renderer's answers to terminal queries (DA, DSR). Dropped once the root has exited.
+
+  virtual kj::Promise<void> whenExited() = 0;
+  // Resolves after the exit event was emitted.
+
+  virtual kj::Promise<void> whenDrained() = 0;
+  // Resolves once the master reached EOF (every slave fd closed) or draining was stopped.
+
+  virtual kj::Promise<PtyJobSummary> finish() = 0;
+  // SIGKILLs the root if it still runs and waits for its exit event; stops draining after what
+  // the master holds now; emits the rest. Once; a second call throws FAILED.
+
+  virtual kj::Promise<void> whenFailed() = 0;
+  // Rejects if the job breaks (the drain thread's read error); never resolves otherwise.
+};
+
+}  // namespace rea::helper

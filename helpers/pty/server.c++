@@ -1,0 +1,205 @@
+#include "helpers/pty/server.h"
+
+#include <kj/debug.h>
+
+#include "helpers/common/event-sink.h"
+#include "helpers/pty/pty-job.h"
+#include "helpers/pty/seccomp-policy.h"
+#include "helpers/pty/standalone.h"
+#include "schema/pty.capnp.h"
+
+namespace rea::helper {
+
+namespace {
+
+PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
+  auto text = [](capnp::Data::Reader data) {
+    return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
+  };
+  PtyJobConfig result;
+  result.executable = text(config.getExecutable());
+  for (auto argument : config.getArguments())
+    result.arguments.push_back(text(argument));
+  result.workingDirectory = text(config.getWorkingDirectory());
+  for (auto entry : config.getEnvironment())
+    result.environment.push_back(text(entry));
+  result.columns = config.getColumns();
+  result.rows = config.getRows();
+  for (auto event : config.getEvents()) {
+    PtyJobInteraction interaction;
+    interaction.atMs = event.getAtMs();
+    switch (event.which()) {
+      case schema::PtyInteraction::INPUT:
+        interaction.type = PtyJobInteraction::Type::INPUT;
+        interaction.data = text(event.getInput());
+        break;
+      case schema::PtyInteraction::RESIZE:
+        interaction.type = PtyJobInteraction::Type::RESIZE;
+        interaction.columns = event.getResize().getColumns();
+        interaction.rows = event.getResize().getRows();
+        break;
+      case schema::PtyInteraction::SIGNAL:
+        interaction.type = PtyJobInteraction::Type::SIGNAL;
+        interaction.signal = event.getSignal();
+        break;
+    }
+    result.events.push_back(kj::mv(interaction));
+  }
+  result.timeoutMs = config.getTimeoutMs();
+  result.idleTimeoutMs = config.getIdleTimeoutMs();
+  result.t0Ns = config.getT0Ns();
+  result.maxFrames = config.getMaxFrames();
+  result.maxOutputBytes = config.getMaxOutputBytes();
+  return result;
+}
+
+void eventToSchema(const PtyJobEvent& event, schema::PtyEvent::Builder builder) {
+  builder.setAtNs(event.atNs);
+  switch (event.kind) {
+    case PtyJobEvent::Kind::OUTPUT:
+      builder.setOutput(kj::arrayPtr(reinterpret_cast<const kj::byte*>(event.output.data()),
+                                     event.output.size()));
+      break;
+    case PtyJobEvent::Kind::DISPATCHED: {
+      auto dispatch = builder.initDispatched();
+      dispatch.setEventIndex(event.eventIndex);
+      switch (event.outcome) {
+        case PtyJobEvent::Outcome::DISPATCHED:
+          dispatch.setOutcome(schema::Dispatch::Outcome::DISPATCHED);
+          break;
+        case PtyJobEvent::Outcome::FAILED:
+          dispatch.setOutcome(schema::Dispatch::Outcome::FAILED);
+          break;
+        case PtyJobEvent::Outcome::TARGET_EXITED:
+          dispatch.setOutcome(schema::Dispatch::Outcome::TARGET_EXITED);
+          break;
+      }
+      break;
+    }
+    case PtyJobEvent::Kind::EXITED: {
+      auto exit = builder.initExited();
+      if (event.exitedNormally) {
+        exit.setCode(event.status);
+      } else {
+        exit.setSignal(event.status);
+      }
+      switch (event.reason) {
+        case PtyJobEvent::Reason::EXITED:
+          exit.setReason(schema::Exit::Reason::EXITED);
+          break;
+        case PtyJobEvent::Reason::TIMEOUT:
+          exit.setReason(schema::Exit::Reason::TIMEOUT);
+          break;
+        case PtyJobEvent::Reason::IDLE_TIMEOUT:
+          exit.setReason(schema::Exit::Reason::IDLE_TIMEOUT);
+          break;
+      }
+      break;
+    }
+  }
+}
+
+class PtyJobServer final : public schema::PtyJob::Server,
+                           public PtyJobSink,
+                           private kj::TaskSet::ErrorHandler {
+ public:
+  PtyJobServer(HelperContext& context, schema::PtySink::Client sinkCap)
+      : context(context),
+        sinkCap(kj::mv(sinkCap)),
+        batches(context.io.provider->getTimer(),
+                [this](kj::Array<PtyJobEvent> batch) { return push(kj::mv(batch)); }),
+        tasks(*this) {
+    tasks.add(batches.whenFailed());
+  }
+
+  void begin(PtyJobConfig config) {
+    job = PtyJob::start(context.io, kj::mv(config), *this, [this]() { context.lockDown(); });
+    tasks.add(KJ_ASSERT_NONNULL(job)->whenFailed());
+  }
+
+  pid_t rootPid() { return KJ_ASSERT_NONNULL(job)->rootPid(); }
+  uint64_t spawnedAtNs() { return KJ_ASSERT_NONNULL(job)->spawnedAtNs(); }
+
+  // implements PtySink (the job's) ------------------------------------------------------
+
+  void event(PtyJobEvent&& event) override {
+    bool urgent = event.kind == PtyJobEvent::Kind::EXITED;  // the supervisor settles on it
+    size_t bytes = event.output.size() + 16;
+    batches.add(kj::mv(event), bytes);
+    if (urgent) batches.flush();
+  }
+
+  // implements schema::PtyJob::Server ------------------------------------------------------
+
+  kj::Promise<void> finish(FinishContext) override {
+    KJ_REQUIRE(!finished, "finish called twice");
+    finished = true;
+    return KJ_ASSERT_NONNULL(job)->finish().then([this](PtyJobSummary summary) {
+      return batches.end().then([this, summary]() {
+        auto request = sinkCap.doneRequest();
+        auto out = request.initSummary();
+        out.setTruncated(summary.truncated);
+        out.setDroppedCount(summary.droppedChunks);
+        return request.send().ignoreResult();
+      });
+    });
+  }
+
+ private:
+  HelperContext& context;
+  schema::PtySink::Client sinkCap;
+  BatchingSink<PtyJobEvent> batches;
+  kj::Maybe<kj::Own<PtyJob>> job;  // after `batches`: destroyed first, it emits into them
+  bool finished = false;
+  kj::TaskSet tasks;
+
+  kj::Promise<void> push(kj::Array<PtyJobEvent> batch) {
+    auto request = sinkCap.pushRequest();
+    auto events = request.initEvents(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i)
+      eventToSchema(batch[i], events[i]);
+    return request.send();
+  }
+
+  void taskFailed(kj::Exception&& exception) override { context.fail(kj::mv(exception)); }
+};
+
+class PtyServer final : public schema::Pty::Server {
+ public:
+  explicit PtyServer(HelperContext& context) : context(context) {}
+
+  kj::Promise<void> start(StartContext call) override {
+    KJ_REQUIRE(!started, "start called twice");
+    started = true;
+    auto params = call.getParams();
+    auto job = kj::heap<PtyJobServer>(context, params.getSink());
+    job->begin(configFromSchema(params.getConfig()));
+    auto results = call.getResults();
+    results.setRootPid(uint32_t(job->rootPid()));
+    results.setSpawnedAtNs(job->spawnedAtNs());
+    results.setJob(kj::mv(job));
+    return kj::READY_NOW;
+  }
+
+ private:
+  HelperContext& context;
+  bool started = false;
+};
+
+}  // namespace
+
+HelperSpec ptyHelperSpec() {
+  HelperSpec spec;
+  spec.name = "pty";
+  spec.policy = []() { return ptySeccompPolicy(); };
+  spec.lockDownAtStart = false;
+  spec.makeServer = [](HelperContext& context) -> capnp::Capability::Client {
+    return kj::heap<PtyServer>(context);
+  };
+  spec.runStandalone = [](HelperContext& context, const evidence::Json& request, JsonLines& out) {
+    return runPtyStandalone(context, request, out);
+  };
+  return spec;
+}
+
+}  // namespace rea::helper

@@ -1,0 +1,182 @@
+#include "helpers/pty/target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <kj/debug.h>
+#include <pty.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers/common/clock.h"
+
+namespace rea::helper {
+
+namespace {
+
+struct ChildPlan {
+  // Everything the child needs, built before fork: after fork the child makes only
+  // async-signal-safe calls (the parent may have other threads and locks).
+  std::vector<std::string> candidates;  // paths to try, in PATH order
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  const char* workingDirectory;
+  pid_t parent;
+};
+
+void writeString(int fd, const char* text) {
+  size_t size = strlen(text);
+  while (size > 0) {
+    ssize_t n = ::write(fd, text, size);
+    if (n <= 0) return;
+    text += n;
+    size -= size_t(n);
+  }
+}
+
+[[noreturn]] void failChild(const char* what, int error) {
+  // Mirrors the baseline's perror() line; the PTY turns "\n" into "\r\n" (ONLCR).
+  writeString(STDERR_FILENO, what);
+  writeString(STDERR_FILENO, ": ");
+  const char* description = strerrordesc_np(error);
+  writeString(STDERR_FILENO, description != nullptr ? description : "Unknown error");
+  writeString(STDERR_FILENO, "\n");
+  _exit(1);
+}
+
+[[noreturn]] void runChild(int slave, const ChildPlan& plan) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Ignored signals survive exec: give the target default dispositions, as a shell would.
+  for (int signal = 1; signal < NSIG; ++signal)
+    ::signal(signal, SIG_DFL);
+
+  if (setsid() < 0) _exit(1);
+  if (ioctl(slave, TIOCSCTTY, 0) < 0) _exit(1);
+  if (dup2(slave, STDIN_FILENO) < 0 || dup2(slave, STDOUT_FILENO) < 0 ||
+      dup2(slave, STDERR_FILENO) < 0) {
+    _exit(1);
+  }
+  syscall(SYS_close_range, 3u, ~0u, 0u);
+
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != plan.parent) _exit(1);  // the helper died before the line above
+
+  if (chdir(plan.workingDirectory) < 0) failChild("chdir(2) failed.", errno);
+
+  // execvp's rules: try each PATH entry; report EACCES if any entry had it, else the last error.
+  int error = ENOENT;
+  bool sawAccess = false;
+  for (auto& path : plan.candidates) {
+    execve(path.c_str(), plan.argv.data(), plan.envp.data());
+    if (errno == EACCES) sawAccess = true;
+    error = errno;
+    if (errno != ENOENT && errno != ENOTDIR && errno != EACCES) break;
+  }
+  failChild("execvp(3) failed.", sawAccess && error != ENOEXEC ? EACCES : error);
+}
+
+std::vector<std::string> executableCandidates(const TargetSpec& spec) {
+  if (spec.executable.find('/') != std::string::npos) return {spec.executable};
+  std::string path = "/bin:/usr/bin";  // execvp's default when PATH is unset
+  for (auto& entry : spec.environment) {
+    if (entry.compare(0, 5, "PATH=") == 0) path = entry.substr(5);
+  }
+  std::vector<std::string> result;
+  size_t begin = 0;
+  for (;;) {
+    size_t end = path.find(':', begin);
+    std::string dir = path.substr(begin, end == std::string::npos ? end : end - begin);
+    result.push_back((dir.empty() ? std::string(".") : dir) + "/" + spec.executable);
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return result;
+}
+
+void setCloexec(int fd) {
+  int flags;
+  KJ_SYSCALL(flags = fcntl(fd, F_GETFD));
+  KJ_SYSCALL(fcntl(fd, F_SETFD, flags | FD_CLOEXEC));
+}
+
+}  // namespace
+
+struct termios targetTermios() {
+  struct termios t;
+  memset(&t, 0, sizeof(t));
+  t.c_iflag = ICRNL | IXON | IXANY | IMAXBEL | BRKINT | IUTF8;
+  t.c_oflag = OPOST | ONLCR;
+  t.c_cflag = CREAD | CS8 | HUPCL;
+  t.c_lflag = ICANON | ISIG | IEXTEN | ECHO | ECHOE | ECHOK | ECHOKE | ECHOCTL;
+  // node-pty's control characters (VEOL/VEOL2 = -1 as an unsigned cc_t).
+  t.c_cc[VEOF] = 4;
+  t.c_cc[VEOL] = cc_t(-1);
+  t.c_cc[VEOL2] = cc_t(-1);
+  t.c_cc[VERASE] = 0x7f;
+  t.c_cc[VWERASE] = 23;
+  t.c_cc[VKILL] = 21;
+  t.c_cc[VREPRINT] = 18;
+  t.c_cc[VINTR] = 3;
+  t.c_cc[VQUIT] = 0x1c;
+  t.c_cc[VSUSP] = 26;
+  t.c_cc[VSTART] = 17;
+  t.c_cc[VSTOP] = 19;
+  t.c_cc[VLNEXT] = 22;
+  t.c_cc[VDISCARD] = 15;
+  t.c_cc[VMIN] = 1;
+  t.c_cc[VTIME] = 0;
+  cfsetispeed(&t, B38400);
+  cfsetospeed(&t, B38400);
+  return t;
+}
+
+Target spawnTarget(const TargetSpec& spec) {
+  KJ_CONTEXT("spawn target", spec.executable);
+  KJ_REQUIRE(!spec.executable.empty(), "empty executable");
+
+  ChildPlan plan;
+  plan.candidates = executableCandidates(spec);
+  plan.argv.push_back(const_cast<char*>(spec.executable.c_str()));
+  for (auto& argument : spec.arguments)
+    plan.argv.push_back(const_cast<char*>(argument.c_str()));
+  plan.argv.push_back(nullptr);
+  for (auto& entry : spec.environment)
+    plan.envp.push_back(const_cast<char*>(entry.c_str()));
+  plan.envp.push_back(nullptr);
+  plan.workingDirectory = spec.workingDirectory.c_str();
+  plan.parent = getpid();
+
+  struct termios termios = targetTermios();
+  struct winsize size;
+  memset(&size, 0, sizeof(size));
+  size.ws_col = spec.columns;
+  size.ws_row = spec.rows;
+  int masterFd, slaveFd;
+  KJ_SYSCALL(openpty(&masterFd, &slaveFd, nullptr, &termios, &size), "openpty");
+  kj::AutoCloseFd master(masterFd), slave(slaveFd);
+  setCloexec(master.get());
+  setCloexec(slave.get());
+
+  pid_t pid;
+  KJ_SYSCALL(pid = fork(), "fork target");
+  if (pid == 0) runChild(slave.get(), plan);
+  uint64_t spawnedAtNs = monotonicNowNs();
+  slave = nullptr;  // the master sees EIO once the target's copies close too
+
+  int pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    int error = errno;
+    ::kill(pid, SIGKILL);  // unreaped, so the pid cannot have been reused
+    waitpid(pid, nullptr, 0);
+    KJ_FAIL_SYSCALL("pidfd_open", error, pid);
+  }
+  return Target{pid, kj::AutoCloseFd(pidfd), kj::mv(master), spawnedAtNs};
+}
+
+}  // namespace rea::helper

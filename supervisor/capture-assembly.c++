@@ -1,0 +1,288 @@
+#include "supervisor/capture-assembly.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "evidence/bucket.h"
+#include "evidence/chunk-normaliser.h"
+#include "evidence/commitment.h"
+#include "evidence/normalise.h"
+#include "evidence/projection.h"
+#include "evidence/timestamp.h"
+
+namespace rea::supervisor {
+namespace {
+
+using namespace rea::evidence;
+
+// The limitation sentences of B §4.4, as this build observes things. Sentence 1 differs from
+// REA's: until the sampler helper runs, nothing beyond the root's process group is observed,
+// and the Evidence must say exactly that.
+const char PROCESS_LIMITATION[] =
+    "The process tree is not sampled: only the root's process group is observed for settlement "
+    "and cleanup, so descendants that leave it and short-lived processes are not recorded.";
+const char FILESYSTEM_LIMITATION[] =
+    "The filesystem is observed through before/after snapshots rather than syscall tracing.";
+const char NETWORK_LIMITATION[] = "The harness leaves external networking unisolated.";
+const char NETWORK_RESIDUAL[] = "This adapter does not isolate external networking.";
+
+class Clock {
+ public:
+  Clock(uint64_t t0MonoNs, int64_t bucket) : bucket(bucket), t0(t0MonoNs) {}
+  int64_t rawMs(uint64_t atNs) const {
+    return atNs <= t0 ? 0 : static_cast<int64_t>((atNs - t0) / 1000000);
+  }
+  int64_t bucketed(uint64_t atNs) const { return bucketMs(rawMs(atNs), bucket); }
+  int64_t bucket;
+
+ private:
+  uint64_t t0;
+};
+
+NormaliseContext baseContext(const Scenario& scenario) {
+  NormaliseContext context;
+  for (const auto& alias : scenario.secretAliases) {
+    for (const auto& entry : scenario.environment) {
+      if (entry.name == alias) context.secrets.push_back(entry.value);
+    }
+  }
+  for (const auto& event : scenario.events) {
+    if (auto* input = std::get_if<InputAction>(&event.action)) {
+      if (input->sensitive) context.sensitiveInputs.push_back(input->data);
+    }
+  }
+  context.workingDirectory = scenario.workingDirectory;
+  context.executable = scenario.executable;
+  context.filesystemRoots = scenario.filesystemRoots;
+  context.normalisePaths = scenario.normalization.paths;
+  context.normalisePids = scenario.normalization.pids;
+  context.normalisePorts = scenario.normalization.ports;
+  for (const auto& p : scenario.normalization.patterns) {
+    context.patterns.push_back({p.pattern, p.replacement});
+  }
+  return context;
+}
+
+std::vector<TerminalFrame> assembleFrames(const PtyRecord& pty, const Clock& clock,
+                                          ChunkNormaliser& normaliser) {
+  // One frame per accepted chunk. The normaliser may hold back the end of a chunk that could
+  // begin a secret (A3); it is released with the next chunk, or appended to the last frame.
+  std::vector<TerminalFrame> frames;
+  frames.reserve(pty.output.size());
+  for (const auto& chunk : pty.output) {
+    TerminalFrame frame;
+    frame.sequence = static_cast<int64_t>(frames.size());
+    frame.atMs = clock.bucketed(chunk.atNs);
+    frame.data = normaliser.push(chunk.data);
+    frames.push_back(std::move(frame));
+  }
+  std::string rest = normaliser.flush();
+  if (!rest.empty() && !frames.empty()) frames.back().data += rest;
+  return frames;
+}
+
+std::string interactionData(const Event& event, bool dispatched, const Normaliser& inputText) {
+  return std::visit(
+      [&](const auto& action) -> std::string {
+        using T = std::decay_t<decltype(action)>;
+        if constexpr (std::is_same_v<T, InputAction>) {
+          if (!dispatched) return "<not-dispatched>";
+          if (action.sensitive) return redactedInputPlaceholder(action.data);
+          return inputText(action.data);
+        } else if constexpr (std::is_same_v<T, ResizeAction>) {
+          return std::to_string(action.columns) + "x" + std::to_string(action.rows);
+        } else {
+          return signalName(action.signal);
+        }
+      },
+      event.action);
+}
+
+InteractionType interactionType(const Event& event) {
+  switch (event.action.index()) {
+    case 0:
+      return InteractionType::INPUT;
+    case 1:
+      return InteractionType::RESIZE;
+    default:
+      return InteractionType::SIGNAL;
+  }
+}
+
+std::vector<InteractionEvent> assembleInteractions(const Scenario& scenario, const PtyRecord& pty,
+                                                   const Clock& clock,
+                                                   const NormaliseContext& base) {
+  // B §4.7: dispatch order, then the events never dispatched in scenario order.
+  NormaliseContext inputContext = base;  // input data: temp-root placeholder, no pids (B §4.6.1)
+  inputContext.temporaryRoot = std::string(NO_TEMPORARY_ROOT);
+  inputContext.pids.clear();
+  Normaliser inputText(inputContext);
+
+  std::vector<const PtyDispatch*> fired, abandoned;
+  std::vector<bool> seen(scenario.events.size(), false);
+  for (const auto& dispatch : pty.interactions) {
+    if (dispatch.eventIndex >= scenario.events.size() || seen[dispatch.eventIndex]) continue;
+    seen[dispatch.eventIndex] = true;
+    (dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED ? abandoned : fired)
+        .push_back(&dispatch);
+  }
+  std::stable_sort(abandoned.begin(), abandoned.end(),
+                   [](auto* a, auto* b) { return a->eventIndex < b->eventIndex; });
+
+  std::vector<InteractionEvent> events;
+  auto add = [&](uint32_t index, int64_t atMs, InteractionOutcome outcome) {
+    const Event& event = scenario.events[index];
+    InteractionEvent record;
+    record.sequence = static_cast<int64_t>(events.size());
+    record.scheduledAtMs = event.atMs;
+    record.dispatchedAtMs = atMs;
+    record.type = interactionType(event);
+    record.data = interactionData(event, outcome != InteractionOutcome::TARGET_EXITED, inputText);
+    record.outcome = outcome;
+    events.push_back(std::move(record));
+  };
+  for (const auto* d : fired) {
+    add(d->eventIndex, clock.bucketed(d->atNs),
+        d->outcome == PtyDispatch::Outcome::FAILED ? InteractionOutcome::FAILED
+                                                   : InteractionOutcome::DISPATCHED);
+  }
+  for (const auto* d : abandoned) {
+    add(d->eventIndex, clock.bucketed(d->atNs), InteractionOutcome::TARGET_EXITED);
+  }
+  // Events the helper never reported (it was lost): not dispatched, at the time we know last.
+  int64_t lastMs = pty.exit ? clock.bucketed(pty.exit->atNs) : 0;
+  for (uint32_t i = 0; i < scenario.events.size(); ++i) {
+    if (!seen[i]) add(i, lastMs, InteractionOutcome::TARGET_EXITED);
+  }
+  return events;
+}
+
+evidence::Exit assembleExit(const PtyRecord& pty) {
+  // A4: the exit record tells the truth.
+  evidence::Exit exit;
+  if (!pty.exit) return exit;  // never observed (lost helper): {null, null, exited} + residual
+  switch (pty.exit->reason) {
+    case PtyExit::Reason::EXITED:
+      exit.reason = ExitReason::EXITED;
+      if (pty.exit->code) exit.code = *pty.exit->code;
+      if (pty.exit->signal) exit.signal = *pty.exit->signal;
+      break;
+    case PtyExit::Reason::TIMEOUT:
+    case PtyExit::Reason::IDLE_TIMEOUT:
+      exit.reason = pty.exit->reason == PtyExit::Reason::TIMEOUT ? ExitReason::TIMEOUT
+                                                                 : ExitReason::IDLE_TIMEOUT;
+      exit.signal = 9;
+      break;
+  }
+  return exit;
+}
+
+evidence::Settlement assembleSettlement(const CaptureRunResult& run, const Clock& clock) {
+  evidence::Settlement settlement;
+  if (!run.settlement) {
+    settlement.state = SettlementState::UNVERIFIABLE;
+    settlement.cleanupOutcome = CleanupOutcome::CLEANED;
+    return settlement;
+  }
+  switch (run.settlement->state) {
+    case SettlementResult::State::QUIESCED:
+      settlement.state = SettlementState::QUIESCED;
+      break;
+    case SettlementResult::State::ALIVE_AT_DEADLINE:
+      settlement.state = SettlementState::ALIVE_AT_DEADLINE;
+      break;
+    case SettlementResult::State::UNVERIFIABLE:
+      settlement.state = SettlementState::UNVERIFIABLE;
+      break;
+  }
+  settlement.elapsedMs = bucketMs(run.settlement->elapsedMs, clock.bucket);  // A6
+  // B §6.1 FINISH: a capture with a failed cleanup is never returned (it becomes an error).
+  settlement.cleanupOutcome = settlement.state == SettlementState::QUIESCED
+                                  ? CleanupOutcome::NOT_REQUIRED
+                                  : CleanupOutcome::CLEANED;
+  return settlement;
+}
+
+Manifest assembleManifest(const Scenario& scenario, const AssemblyInputs& inputs) {
+  Manifest manifest;
+  manifest.reaVersion = REA_VERSION;
+  manifest.providerVersion = "3";
+  manifest.platform = "linux";
+#if defined(__x86_64__)
+  manifest.architecture = "x64";
+#elif defined(__aarch64__)
+  manifest.architecture = "arm64";
+#else
+  manifest.architecture = "unknown";
+#endif
+  manifest.ptyBackend = "rea-pty";
+  manifest.startedAt = formatIsoTimestamp(inputs.run.t0RealMs);
+  manifest.completedAt =
+      formatIsoTimestamp(std::max(inputs.completedAtRealMs, inputs.run.t0RealMs));
+  manifest.scenario = fullScenarioProjection(scenario, inputs.executableSha256);
+  manifest.comparisonContract = comparisonContract(scenario);
+  manifest.shimPlan = shimPlan(scenario);
+  manifest.replayPlan = replayPlan(scenario);
+  manifest.fullScenarioSha256 = commitment(*manifest.scenario);
+  manifest.comparisonContractSha256 = commitment(*manifest.comparisonContract);
+  manifest.executableSha256 = inputs.executableSha256;
+  manifest.normalizationSha256 = commitment(normalizationJson(scenario));
+  manifest.shimPlanSha256 = commitment(*manifest.shimPlan);
+  manifest.replayPlanSha256 = commitment(*manifest.replayPlan);
+  return manifest;
+}
+
+Checkpoint emptyCheckpoint(std::string name, int64_t atMs) {
+  Checkpoint checkpoint;
+  checkpoint.name = std::move(name);
+  checkpoint.atMs = atMs;
+  return checkpoint;
+}
+
+}  // namespace
+
+Capture assembleCapture(const AssemblyInputs& inputs) {
+  const Scenario& scenario = inputs.scenario;
+  const CaptureRunResult& run = inputs.run;
+  Clock clock(run.t0MonoNs, scenario.normalization.timeBucketMs);
+
+  NormaliseContext base = baseContext(scenario);
+  NormaliseContext terminalContext = base;
+  terminalContext.temporaryRoot = run.tempRoot;
+  if (run.pty.spawn) terminalContext.pids = {run.pty.spawn->rootPid};
+  ChunkNormaliser terminalText(terminalContext);
+
+  Capture capture;
+  capture.manifest = assembleManifest(scenario, inputs);
+  capture.normalization = normalizationJson(scenario);
+  capture.frames = assembleFrames(run.pty, clock, terminalText);
+  capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
+  capture.exit = assembleExit(run.pty);
+  capture.settlement = assembleSettlement(run, clock);
+
+  // Checkpoints (B §6.10): no filesystem roots can be declared yet, so both snapshots are empty.
+  int64_t completedMs = std::max<int64_t>(0, inputs.completedAtRealMs - run.t0RealMs);
+  capture.filesystemCheckpoints.push_back(emptyCheckpoint("before", 0));
+  capture.filesystemCheckpoints.push_back(
+      emptyCheckpoint("after_settlement", bucketMs(completedMs, clock.bucket)));
+
+  capture.truncated = run.pty.outputTruncated || !run.lostHelpers.empty();
+  capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
+  capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
+  if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
+    capture.limitations.push_back(NETWORK_LIMITATION);
+    capture.residualUnknowns.push_back({ResidualScope::NETWORK, NETWORK_RESIDUAL});
+  }
+  for (const auto& lost : run.lostHelpers) {
+    std::string reason = "The " + lost.helper + " helper was lost (" + lost.reason +
+                         "): its observations after that moment are missing.";
+    capture.limitations.push_back(reason);
+    capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});
+    capture.residualUnknowns.push_back({ResidualScope::INTERACTION, reason});
+    if (!run.pty.exit) capture.residualUnknowns.push_back({ResidualScope::EXIT, reason});
+  }
+  return capture;
+}
+
+}  // namespace rea::supervisor

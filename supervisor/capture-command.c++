@@ -1,0 +1,205 @@
+// `rea capture-process [--pretty] FILE` (SPEC B §10.1 capture order): read file → size check →
+// JSON parse → scenario parse → operator policy → policy check → capture → assembly →
+// validation → Evidence on stdout. SIGINT, SIGTERM and SIGHUP cancel a running capture: its
+// cleanup completes and the `cancelled` error is printed.
+#include <signal.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include <kj/async-unix.h>
+#include <kj/debug.h>
+#include <nlohmann/json.hpp>
+
+#include "evidence/error.h"
+#include "evidence/evidence-record.h"
+#include "evidence/policy-check.h"
+#include "evidence/policy-config.h"
+#include "evidence/scenario.h"
+#include "evidence/validate.h"
+#include "supervisor/capture-assembly.h"
+#include "supervisor/capture-run.h"
+#include "supervisor/commands.h"
+#include "supervisor/file-hash.h"
+#include "supervisor/input-file.h"
+#include "supervisor/output.h"
+
+namespace rea::supervisor {
+namespace {
+
+using namespace rea::evidence;
+
+std::optional<std::string> harnessGetenv(const char* name) {
+  const char* value = getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+std::string currentDirectory() {
+  char buffer[PATH_MAX];
+  return getcwd(buffer, sizeof(buffer)) != nullptr ? buffer : "/";
+}
+
+PolicyRequest policyRequestFor(const Scenario& scenario) {
+  PolicyRequest request;
+  request.executable = scenario.executable;
+  request.workingDirectory = scenario.workingDirectory;
+  request.filesystemRoots = scenario.filesystemRoots;
+  for (const auto& entry : scenario.environment)
+    request.environmentNames.push_back(entry.name);
+  for (const auto& name : scenario.inheritEnvironment)
+    request.environmentNames.push_back(name);
+  request.networkAccess = scenario.networkAccess;
+  return request;
+}
+
+// Features whose helpers are not part of this build yet: refused plainly, never faked.
+std::optional<std::string> unsupportedFeature(const Scenario& scenario) {
+  if (!scenario.filesystemRoots.empty() || !scenario.checkpoints.empty()) {
+    return "Filesystem roots and checkpoints are not implemented yet in this build of rea.";
+  }
+  if (!scenario.commandShims.empty()) {
+    return "Command shims are not implemented yet in this build of rea.";
+  }
+  if (!scenario.replay.http.empty() || !scenario.replay.websocketMessages.empty() ||
+      !scenario.replay.websocketConnections.empty()) {
+    return "Loopback HTTP/WebSocket replay is not implemented yet in this build of rea.";
+  }
+  if (scenario.networkAccess == NetworkAccess::LOOPBACK) {
+    return "network_access \"loopback\" is not implemented yet in this build of rea.";
+  }
+  return std::nullopt;
+}
+
+CaptureRunRequest runRequestFor(const Scenario& scenario) {
+  CaptureRunRequest request;
+  request.executable = scenario.executable;
+  request.arguments = scenario.arguments;
+  request.workingDirectory = scenario.workingDirectory;
+  for (const auto& entry : scenario.environment) {
+    request.environment.emplace_back(entry.name, entry.value);
+  }
+  request.inheritEnvironment = scenario.inheritEnvironment;
+  request.columns = static_cast<uint16_t>(scenario.terminal.columns);
+  request.rows = static_cast<uint16_t>(scenario.terminal.rows);
+  for (const auto& event : scenario.events) {
+    PtyInteraction interaction;
+    interaction.atMs = static_cast<uint64_t>(event.atMs);
+    if (auto* input = std::get_if<InputAction>(&event.action)) {
+      interaction.type = PtyInteraction::Type::INPUT;
+      interaction.data = input->data;
+    } else if (auto* resize = std::get_if<ResizeAction>(&event.action)) {
+      interaction.type = PtyInteraction::Type::RESIZE;
+      interaction.columns = static_cast<uint16_t>(resize->columns);
+      interaction.rows = static_cast<uint16_t>(resize->rows);
+    } else {
+      interaction.type = PtyInteraction::Type::SIGNAL;
+      interaction.signal = signalNumber(std::get<SignalAction>(event.action).signal);
+    }
+    request.events.push_back(std::move(interaction));
+  }
+  request.timeoutMs = static_cast<uint64_t>(scenario.timeoutMs);
+  request.idleTimeoutMs = static_cast<uint64_t>(scenario.idleTimeoutMs);
+  request.settleMs = scenario.settleMs;
+  request.maxFrames = static_cast<uint32_t>(scenario.limits.frames);
+  request.maxOutputBytes = static_cast<uint64_t>(scenario.limits.outputBytes);
+  return request;
+}
+
+struct CaptureOutcome {
+  std::optional<Json> evidence;
+  std::optional<CommandError> error;
+};
+
+// Runs the capture on a fresh event loop; a termination signal cancels it.
+CaptureOutcome captureOnce(const Scenario& scenario) {
+  CaptureOutcome outcome;
+  auto io = kj::setupAsyncIo();
+  bool interrupted = false;
+  auto cancellation = io.unixEventPort.onSignal(SIGINT)
+                          .exclusiveJoin(io.unixEventPort.onSignal(SIGTERM))
+                          .exclusiveJoin(io.unixEventPort.onSignal(SIGHUP))
+                          .then([&interrupted](siginfo_t) -> kj::Maybe<CaptureRunResult> {
+                            interrupted = true;
+                            return nullptr;
+                          });
+  auto run = runCapture(io, runRequestFor(scenario))
+                 .then([](CaptureRunResult result) -> kj::Maybe<CaptureRunResult> {
+                   return kj::mv(result);
+                 })
+                 .exclusiveJoin(kj::mv(cancellation));
+
+  kj::Maybe<CaptureRunResult> result;
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { result = run.wait(io.waitScope); })) {
+    outcome.error = processCaptureFailed("The target could not be started.");
+    return outcome;
+  }
+  if (interrupted) {
+    outcome.error = cancelled();
+    return outcome;
+  }
+  auto& runResult = KJ_ASSERT_NONNULL(result);
+  if (runResult.cleanupFailure) {
+    outcome.error = cleanupIncomplete(*runResult.cleanupFailure);
+    return outcome;
+  }
+  auto executableHash = hashFile(scenario.executable);
+  if (!executableHash) {
+    outcome.error = processCaptureFailed("The executable could not be read to hash it.");
+    return outcome;
+  }
+  Capture capture = assembleCapture({scenario, runResult, *executableHash, wallClockMs()});
+  auto issues = validateCapture(capture);
+  if (!issues.empty()) {
+    outcome.error = processCaptureFailed("The capture failed its own validation: " +
+                                         formatIssues({issues.front()}));
+    return outcome;
+  }
+  outcome.evidence = buildCaptureEvidence(
+      capture, processEnvironment(capture.manifest.platform, capture.manifest.architecture));
+  return outcome;
+}
+
+}  // namespace
+
+int runCaptureCommand(const std::vector<std::string>& args) {
+  bool pretty = false;
+  std::vector<std::string> files;
+  for (const auto& arg : args) {
+    if (arg == "--pretty") {
+      pretty = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return usageError("unknown option: " + arg, "capture-process");
+    } else {
+      files.push_back(arg);
+    }
+  }
+  if (files.size() != 1) return usageError("expected one scenario file", "capture-process");
+
+  auto input = readJsonFile(files[0]);
+  if (input.error) return printError(*input.error, pretty);
+  auto parsed = parseScenario(*input.value);
+  if (!parsed.scenario) return printError(scenarioInvalid(parsed.issues), pretty);
+  const Scenario& scenario = *parsed.scenario;
+
+  auto policy = loadOperatorPolicy(harnessGetenv, currentDirectory());
+  if (!policy.policy) return printError(policy.error(), pretty);
+  if (auto denial = checkPolicy(*policy.policy, policyRequestFor(scenario))) {
+    return printError(*denial, pretty);
+  }
+  if (auto missing = unsupportedFeature(scenario)) {
+    return printError(processCaptureFailed(*missing), pretty);
+  }
+
+  // Block the termination signals before any helper or target exists, so one arriving at any
+  // moment cancels the capture through the event loop instead of killing rea mid-cleanup.
+  kj::UnixEventPort::captureSignal(SIGINT);
+  kj::UnixEventPort::captureSignal(SIGTERM);
+  kj::UnixEventPort::captureSignal(SIGHUP);
+  auto outcome = captureOnce(scenario);
+  if (outcome.error) return printError(*outcome.error, pretty);
+  return printJson(*outcome.evidence, pretty);
+}
+
+}  // namespace rea::supervisor

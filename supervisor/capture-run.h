@@ -1,0 +1,69 @@
+#pragma once
+// One capture run (SPEC B §6.1 PREPARE..FINISH, the parts that touch the system): creates the
+// private temp root and run token, composes the target's environment, sets T0, starts the pty
+// helper, waits for the root's exit, observes settlement, ends the pty job, cleans up the
+// capture's owned processes and removes the temp root. Everything observed is returned raw
+// (monotonic times, unnormalised text); capture-assembly turns it into the capture object.
+//
+// Cleanup always happens: the temp root and the owned process group are released by RAII
+// guards on every path, including when the returned promise is cancelled (rea got SIGINT,
+// SIGTERM or SIGHUP) or a helper dies.
+//
+// Errors: the promise rejects (FAILED) when the target could not be started at all; what
+// happens after a successful start (a lost helper, a cleanup that could not be verified) is
+// data in CaptureRunResult.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kj/async-io.h>
+
+#include "supervisor/process-group.h"
+#include "supervisor/pty-link.h"
+#include "supervisor/settlement.h"
+
+namespace rea::supervisor {
+
+struct CaptureRunRequest {
+  std::string executable;
+  std::vector<std::string> arguments;
+  std::string workingDirectory;
+  std::vector<std::pair<std::string, std::string>> environment;  // scenario `environment`
+  std::vector<std::string> inheritEnvironment;
+  uint16_t columns = 80;
+  uint16_t rows = 24;
+  std::vector<PtyInteraction> events;
+  uint64_t timeoutMs = 30000;
+  uint64_t idleTimeoutMs = 30000;
+  int64_t settleMs = 100;
+  uint32_t maxFrames = 10000;
+  uint64_t maxOutputBytes = 1000000;
+};
+
+struct LostHelper {
+  std::string helper;  // "pty"
+  std::string reason;  // "the pty helper crashed with signal 11 (SIGSEGV)"
+};
+
+struct CaptureRunResult {
+  std::string tempRoot;  // the real path (for normalisation); removed by now
+  std::string runToken;
+  int64_t t0RealMs = 0;  // wall clock at T0 (manifest.started_at)
+  uint64_t t0MonoNs = 0;
+  PtyRecord pty;
+  std::optional<SettlementResult> settlement;  // absent when the root's exit was never observed
+  std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
+  std::vector<LostHelper> lostHelpers;         // A13
+};
+
+kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);
+
+int64_t wallClockMs();
+uint64_t monotonicNs();
+
+}  // namespace rea::supervisor

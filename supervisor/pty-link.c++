@@ -1,0 +1,518 @@
+#include "supervisor/pty-link.h"
+
+#include <capnp/rpc-twoparty.h>
+#include <kj/debug.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "evidence/utf.h"
+#include "schema/pty.capnp.h"
+
+namespace rea::supervisor {
+
+namespace {
+
+const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
+const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB; a batch is ~64 KiB
+
+uint64_t monotonicNowNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
+}
+
+void validateLaunch(const PtyLaunch& launch) {
+  // The scenario parser enforces these already; repeated here so the helper gets nothing out of
+  // range from us either (B §3.1, §3.2, §3.6).
+  KJ_REQUIRE(!launch.executable.empty(), "executable is empty");
+  KJ_REQUIRE(!launch.workingDirectory.empty(), "working directory is empty");
+  KJ_REQUIRE(launch.arguments.size() <= 256, "too many arguments");
+  KJ_REQUIRE(launch.columns >= 1 && launch.columns <= 1000, "columns out of range");
+  KJ_REQUIRE(launch.rows >= 1 && launch.rows <= 1000, "rows out of range");
+  KJ_REQUIRE(launch.events.size() <= 1000, "too many events");
+  for (size_t i = 0; i < launch.events.size(); ++i) {
+    auto& event = launch.events[i];
+    KJ_REQUIRE(i == 0 || launch.events[i - 1].atMs <= event.atMs, "events not sorted", i);
+    if (event.type == PtyInteraction::Type::RESIZE) {
+      KJ_REQUIRE(
+          event.columns >= 1 && event.columns <= 1000 && event.rows >= 1 && event.rows <= 1000,
+          "resize out of range", i);
+    } else if (event.type == PtyInteraction::Type::SIGNAL) {
+      KJ_REQUIRE(event.signal == SIGINT || event.signal == SIGTERM || event.signal == SIGKILL,
+                 "signal not allowed", i, event.signal);
+    }
+  }
+  KJ_REQUIRE(launch.timeoutMs >= 1 && launch.timeoutMs <= 300000, "timeoutMs out of range");
+  KJ_REQUIRE(launch.idleTimeoutMs >= 1 && launch.idleTimeoutMs <= 300000,
+             "idleTimeoutMs out of range");
+  KJ_REQUIRE(launch.t0Ns > 0 && launch.t0Ns <= monotonicNowNs(), "t0Ns is not a past time");
+  KJ_REQUIRE(launch.maxFrames >= 1 && launch.maxFrames <= 100000, "maxFrames out of range");
+  KJ_REQUIRE(launch.maxOutputBytes >= 1 && launch.maxOutputBytes <= 10000000,
+             "maxOutputBytes out of range");
+}
+
+void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
+  config.setExecutable(bytesOf(launch.executable));
+  auto arguments = config.initArguments(launch.arguments.size());
+  for (size_t i = 0; i < launch.arguments.size(); ++i) {
+    arguments.set(i, bytesOf(launch.arguments[i]));
+  }
+  config.setWorkingDirectory(bytesOf(launch.workingDirectory));
+  auto environment = config.initEnvironment(launch.environment.size());
+  for (size_t i = 0; i < launch.environment.size(); ++i) {
+    environment.set(i, bytesOf(launch.environment[i]));
+  }
+  config.setColumns(launch.columns);
+  config.setRows(launch.rows);
+  auto events = config.initEvents(launch.events.size());
+  for (size_t i = 0; i < launch.events.size(); ++i) {
+    auto& from = launch.events[i];
+    auto to = events[i];
+    to.setAtMs(from.atMs);
+    switch (from.type) {
+      case PtyInteraction::Type::INPUT:
+        to.setInput(bytesOf(from.data));
+        break;
+      case PtyInteraction::Type::RESIZE: {
+        auto size = to.initResize();
+        size.setColumns(from.columns);
+        size.setRows(from.rows);
+        break;
+      }
+      case PtyInteraction::Type::SIGNAL:
+        to.setSignal(from.signal);
+        break;
+    }
+  }
+  config.setTimeoutMs(launch.timeoutMs);
+  config.setIdleTimeoutMs(launch.idleTimeoutMs);
+  config.setT0Ns(launch.t0Ns);
+  config.setMaxFrames(launch.maxFrames);
+  config.setMaxOutputBytes(launch.maxOutputBytes);
+}
+
+kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
+  auto paf = kj::newPromiseAndFulfiller<void>();
+  fulfiller = kj::mv(paf.fulfiller);
+  return paf.promise.fork();
+}
+
+}  // namespace
+
+class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
+ public:
+  Impl(kj::AsyncIoContext& io, std::string helperDirectory, kj::Maybe<PtyObserver&> observer)
+      : io(io),
+        helperDirectory(kj::mv(helperDirectory)),
+        observer(observer),
+        exitKnown(makeSignal(exitKnownFulfiller)),
+        tasks(*this) {}
+
+  ~Impl() noexcept(false);
+
+  kj::Promise<PtySpawn> start(PtyLaunch launch);
+  kj::Promise<PtySpawn> startHelper(PtyLaunch launch);
+  kj::Promise<std::optional<PtyExit>> whenExited();
+  kj::Promise<void> finish(kj::Duration deadline);
+
+  PtyRecord record;
+
+  // Called by the sink (the helper's side of the stream) -------------------------------
+
+  void push(capnp::List<schema::PtyEvent>::Reader events);
+  void done(schema::StreamSummary::Reader summary);
+  void sinkDropped();
+
+ private:
+  class Sink;
+
+  kj::AsyncIoContext& io;
+  std::string helperDirectory;
+  kj::Maybe<PtyObserver&> observer;
+  PtyLaunch launch;
+
+  kj::Maybe<kj::Own<HelperProcess>> process;
+  kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
+  kj::Maybe<kj::Own<capnp::TwoPartyVatNetwork>> network;
+  kj::Maybe<kj::Own<capnp::RpcSystem<capnp::rpc::twoparty::VatId>>> rpc;
+  kj::Maybe<schema::Pty::Client> bootstrap;
+  kj::Maybe<schema::PtyJob::Client> job;
+  kj::Maybe<Sink&> sink;  // the server object the RPC system owns; it detaches on our death
+
+  bool started = false;
+  bool finishCalled = false;
+  bool shuttingDown = false;   // we dropped the connection ourselves
+  bool launchRefused = false;  // start() answered with an error: no stream was ever owed
+  uint64_t lastAtNs = 0;
+  uint64_t outputBytes = 0;
+  std::vector<bool> reported;
+
+  kj::Own<kj::PromiseFulfiller<void>> exitKnownFulfiller;
+  kj::ForkedPromise<void> exitKnown;  // the exit arrived, or the helper was lost
+  kj::TaskSet tasks;                  // last: destroyed first
+
+  HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
+  void violation(kj::StringPtr what);
+  void lose(std::string reason, bool kill);
+  void helperEnded(const HelperEnd& end);
+  kj::Promise<void> shutDown();
+  void taskFailed(kj::Exception&& exception) override {
+    // Background work failing is a bug of ours, not the helper's: keep the record honest.
+    lose(std::string("the pty link failed: ") + exception.getDescription().cStr(), true);
+  }
+};
+
+class PtyLink::Impl::Sink final : public schema::PtySink::Server {
+ public:
+  explicit Sink(Impl& impl) : impl(impl) {}
+  ~Sink() noexcept(false) {
+    KJ_IF_MAYBE (i, impl) {
+      i->sinkDropped();
+    }
+  }
+  void detach() { impl = nullptr; }
+
+  kj::Promise<void> push(PushContext context) override {
+    KJ_IF_MAYBE (i, impl) {
+      i->push(context.getParams().getEvents());
+    }
+    return kj::READY_NOW;
+  }
+  kj::Promise<void> done(DoneContext context) override {
+    KJ_IF_MAYBE (i, impl) {
+      i->done(context.getParams().getSummary());
+    }
+    return kj::READY_NOW;
+  }
+
+ private:
+  kj::Maybe<Impl&> impl;
+};
+
+PtyLink::Impl::~Impl() noexcept(false) {
+  KJ_IF_MAYBE (s, sink) {
+    s->detach();
+  }
+  job = nullptr;
+  bootstrap = nullptr;
+  rpc = nullptr;
+  network = nullptr;
+  connection = nullptr;
+  // `process` (declared first) goes last: its destructor SIGKILLs and reaps a live helper.
+}
+
+kj::Promise<PtySpawn> PtyLink::Impl::start(PtyLaunch launchIn) {
+  KJ_REQUIRE(!started, "PtyLink::start called twice");  // a bug of the caller: thrown at once
+  return kj::evalNow([&]() { return startHelper(kj::mv(launchIn)); })
+      .catch_([this](kj::Exception&& exception) -> PtySpawn {
+        exitKnownFulfiller->fulfill();  // there will be no exit: whenExited() must not hang
+        kj::throwFatalException(kj::mv(exception));
+      });
+}
+
+kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
+  started = true;
+  validateLaunch(launchIn);
+  launch = kj::mv(launchIn);
+  reported.assign(launch.events.size(), false);
+  lastAtNs = launch.t0Ns;
+
+  auto path = kj::str(helperDirectory.c_str(), "/rea-pty");
+  process = HelperProcess::spawn(io, "pty", path, nullptr);
+  tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
+  connection = helper().takeConnection();
+  capnp::ReaderOptions options;
+  options.traversalLimitInWords = READER_LIMIT_WORDS;
+  network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
+                                                capnp::rpc::twoparty::Side::CLIENT, options);
+  auto& vatNetwork = *KJ_ASSERT_NONNULL(network);
+  rpc = kj::heap(capnp::makeRpcClient(vatNetwork));
+  capnp::word scratch[4];
+  memset(scratch, 0, sizeof(scratch));
+  capnp::MallocMessageBuilder message(scratch);
+  auto vatId = message.getRoot<capnp::rpc::twoparty::VatId>();
+  vatId.setSide(capnp::rpc::twoparty::Side::SERVER);
+  bootstrap = KJ_ASSERT_NONNULL(rpc)->bootstrap(vatId).castAs<schema::Pty>();
+  tasks.add(vatNetwork.onDisconnect().then(
+      [this]() {
+        if (shuttingDown || record.fault) return kj::Promise<void>(kj::READY_NOW);
+        // The helper closed its end (it is dying or confused): give it a moment to exit, then
+        // make sure; helperEnded() reports how it ended.
+        return io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+          if (helper().end() == nullptr) helper().kill();
+        });
+      },
+      [](kj::Exception&&) {
+        // The network was destroyed by shutDown(): nothing to watch any more.
+        return kj::Promise<void>(kj::READY_NOW);
+      }));
+
+  auto sinkServer = kj::heap<Sink>(*this);
+  sink = *sinkServer;
+  auto request = KJ_ASSERT_NONNULL(bootstrap).startRequest();
+  fillConfig(launch, request.initConfig());
+  request.setSink(kj::mv(sinkServer));
+  return request.send().then(
+      [this](capnp::Response<schema::Pty::StartResults>&& response) -> PtySpawn {
+        helper().markReady();
+        PtySpawn spawn;
+        spawn.rootPid = pid_t(response.getRootPid());
+        spawn.atNs = response.getSpawnedAtNs();
+        if (spawn.rootPid <= 0 || spawn.atNs < launch.t0Ns || spawn.atNs > monotonicNowNs()) {
+          violation("start answered an impossible root pid or spawn time");
+          KJ_FAIL_REQUIRE("the pty helper answered start with an invalid spawn");
+        }
+        job = response.getJob();
+        record.spawn = spawn;
+        return spawn;
+      },
+      [this](kj::Exception&& exception) -> PtySpawn {
+        if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
+          helper().markReady();  // it answered: the launch itself failed
+          launchRefused = true;
+        }
+        kj::throwFatalException(kj::mv(exception));
+      });
+}
+
+kj::Promise<std::optional<PtyExit>> PtyLink::Impl::whenExited() {
+  return exitKnown.addBranch().then([this]() { return record.exit; });
+}
+
+kj::Promise<void> PtyLink::Impl::finish(kj::Duration deadline) {
+  KJ_REQUIRE(!finishCalled, "PtyLink::finish called twice");
+  finishCalled = true;
+  kj::Promise<void> finished = kj::READY_NOW;
+  KJ_IF_MAYBE (j, job) {
+    if (!record.fault) {
+      finished = j->finishRequest()
+                     .send()
+                     .ignoreResult()
+                     .then(
+                         [this]() {
+                           // The helper awaits done() before finish returns, and both travel
+                           // on one connection in order: done must be here.
+                           if (!record.streamDone) violation("finish returned before done");
+                         },
+                         [this](kj::Exception&& exception) {
+                           if (!record.fault && !record.streamDone) {
+                             lose(std::string("the pty helper failed to finish: ") +
+                                      exception.getDescription().cStr(),
+                                  true);
+                           }
+                         })
+                     .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
+                         [this]() { lose("the pty helper did not finish in time", true); }));
+    }
+  }
+  return finished.then([this]() { return shutDown(); });
+}
+
+kj::Promise<void> PtyLink::Impl::shutDown() {
+  if (process == nullptr) return kj::READY_NOW;  // start() failed before spawning
+  shuttingDown = true;
+  // Drop the connection: a helper whose connection drops exits at once.
+  KJ_IF_MAYBE (s, sink) {
+    s->detach();
+  }
+  sink = nullptr;
+  job = nullptr;
+  bootstrap = nullptr;
+  rpc = nullptr;
+  network = nullptr;
+  connection = nullptr;
+  return helper().stop(STOP_GRACE).then([this](HelperEnd end) { helperEnded(end); });
+}
+
+void PtyLink::Impl::helperEnded(const HelperEnd& end) {
+  record.helperEnd = end;
+  if (record.fault) {
+    record.fault->end = end;
+  } else if (!record.streamDone && !launchRefused) {
+    // Lost before its stream ended. (A helper that refused the launch owed no stream.)
+    lose("the pty helper " + end.describe() + " before its event stream ended", false);
+    record.fault->end = end;
+  }
+}
+
+void PtyLink::Impl::lose(std::string reason, bool kill) {
+  if (record.fault) return;
+  record.fault = HelperFault{kj::mv(reason), std::nullopt};
+  KJ_IF_MAYBE (p, process) {
+    if (kill) (*p)->kill();
+    KJ_IF_MAYBE (end, (*p)->end()) {
+      record.fault->end = *end;
+    }
+  }
+  // Ignore whatever the helper still sends.
+  KJ_IF_MAYBE (s, sink) {
+    s->detach();
+  }
+  sink = nullptr;
+  exitKnownFulfiller->fulfill();
+  KJ_IF_MAYBE (o, observer) {
+    o->lost(*record.fault);
+  }
+}
+
+void PtyLink::Impl::violation(kj::StringPtr what) {
+  lose(std::string("the pty helper sent an invalid event (") + what.cStr() + ") and was stopped",
+       true);
+}
+
+void PtyLink::Impl::sinkDropped() {
+  sink = nullptr;
+  if (!record.streamDone && !record.fault && !shuttingDown) {
+    // Either the connection is going (helperEnded() will say how), or the helper dropped its
+    // sink while alive, which breaks the protocol.
+    tasks.add(io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+      if (!record.fault && !record.streamDone) violation("event sink dropped without done");
+    }));
+  }
+}
+
+void PtyLink::Impl::push(capnp::List<schema::PtyEvent>::Reader events) {
+  if (record.fault) return;
+  if (record.streamDone) return violation("events after done");
+  if (events.size() > 4096) return violation("a batch of more than 4096 events");
+  uint64_t nowNs = monotonicNowNs();
+  for (auto event : events) {
+    uint64_t atNs = event.getAtNs();
+    if (atNs < lastAtNs) return violation("timestamps go back in time");
+    if (atNs > nowNs) return violation("a timestamp in the future");
+    lastAtNs = atNs;
+    switch (event.which()) {
+      case schema::PtyEvent::OUTPUT: {
+        auto data = event.getOutput();
+        std::string text(reinterpret_cast<const char*>(data.begin()), data.size());
+        if (text.empty()) return violation("an empty output chunk");
+        if (!evidence::isValidUtf8(text)) return violation("output that is not UTF-8");
+        if (record.output.size() + 1 > launch.maxFrames) return violation("too many frames");
+        if (outputBytes + text.size() > launch.maxOutputBytes) {
+          return violation("more output bytes than the limit");
+        }
+        outputBytes += text.size();
+        record.output.push_back(PtyChunk{atNs, kj::mv(text)});
+        KJ_IF_MAYBE (o, observer) {
+          o->output(record.output.back());
+        }
+        break;
+      }
+      case schema::PtyEvent::DISPATCHED: {
+        auto dispatched = event.getDispatched();
+        uint32_t index = dispatched.getEventIndex();
+        if (index >= reported.size()) return violation("an unknown event index");
+        if (reported[index]) return violation("an event reported twice");
+        PtyDispatch dispatch{index, atNs, PtyDispatch::Outcome::DISPATCHED};
+        switch (dispatched.getOutcome()) {
+          case schema::Dispatch::Outcome::DISPATCHED:
+            dispatch.outcome = PtyDispatch::Outcome::DISPATCHED;
+            break;
+          case schema::Dispatch::Outcome::FAILED:
+            dispatch.outcome = PtyDispatch::Outcome::FAILED;
+            break;
+          case schema::Dispatch::Outcome::TARGET_EXITED:
+            dispatch.outcome = PtyDispatch::Outcome::TARGET_EXITED;
+            break;
+          default:
+            return violation("an unknown dispatch outcome");
+        }
+        bool afterExit = dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED;
+        if (afterExit != bool(record.exit)) {
+          return violation(afterExit ? "target_exited before the exit"
+                                     : "a dispatch after the exit");
+        }
+        if (afterExit && atNs != record.exit->atNs) {
+          return violation("target_exited not at the exit time");
+        }
+        reported[index] = true;
+        record.interactions.push_back(dispatch);
+        KJ_IF_MAYBE (o, observer) {
+          o->dispatched(dispatch);
+        }
+        break;
+      }
+      case schema::PtyEvent::EXITED: {
+        if (record.exit) return violation("a second exit");
+        auto exited = event.getExited();
+        PtyExit exit;
+        exit.atNs = atNs;
+        if (exited.isCode()) {
+          int code = exited.getCode();
+          if (code < 0 || code > 255) return violation("an exit code out of range");
+          exit.code = code;
+        } else if (exited.isSignal()) {
+          int signal = exited.getSignal();
+          if (signal < 1 || signal >= NSIG) return violation("a signal number out of range");
+          exit.signal = signal;
+        } else {
+          return violation("an exit without code or signal");
+        }
+        switch (exited.getReason()) {
+          case schema::Exit::Reason::EXITED:
+            exit.reason = PtyExit::Reason::EXITED;
+            break;
+          case schema::Exit::Reason::TIMEOUT:
+            exit.reason = PtyExit::Reason::TIMEOUT;
+            break;
+          case schema::Exit::Reason::IDLE_TIMEOUT:
+            exit.reason = PtyExit::Reason::IDLE_TIMEOUT;
+            break;
+          default:
+            return violation("an unknown exit reason");
+        }
+        record.exit = exit;
+        KJ_IF_MAYBE (o, observer) {
+          o->exited(exit);
+        }
+        exitKnownFulfiller->fulfill();
+        break;
+      }
+      default:
+        return violation("an unknown event kind");
+    }
+  }
+}
+
+void PtyLink::Impl::done(schema::StreamSummary::Reader summary) {
+  if (record.fault) return;
+  if (record.streamDone) return violation("done twice");
+  if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
+    return violation("a summary whose truncated flag contradicts its count");
+  }
+  if (!record.exit) return violation("done before the exit");
+  record.streamDone = true;
+  record.outputTruncated = summary.getTruncated();
+  record.droppedChunks = summary.getDroppedCount();
+}
+
+// ---- PtyLink ---------------------------------------------------------------------------
+
+PtyLink::PtyLink(kj::AsyncIoContext& io, std::string helperDirectory,
+                 kj::Maybe<PtyObserver&> observer)
+    : impl(kj::heap<Impl>(io, kj::mv(helperDirectory), observer)) {}
+
+PtyLink::~PtyLink() noexcept(false) {}
+
+kj::Promise<PtySpawn> PtyLink::start(PtyLaunch launch) {
+  return impl->start(kj::mv(launch));
+}
+
+kj::Promise<std::optional<PtyExit>> PtyLink::whenExited() {
+  return impl->whenExited();
+}
+
+kj::Promise<void> PtyLink::finish(kj::Duration deadline) {
+  return impl->finish(deadline);
+}
+
+const PtyRecord& PtyLink::record() const {
+  return impl->record;
+}
+
+}  // namespace rea::supervisor

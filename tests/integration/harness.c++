@@ -1,0 +1,174 @@
+#include "tests/integration/harness.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace rea::test {
+namespace {
+
+int64_t nowMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+std::string reaBinary() {
+  return std::string(REA_BINARY_DIR) + "/bin/rea";
+}
+
+Sandbox::Sandbox() {
+  char pattern[] = "/tmp/rea-it-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir = pattern;
+}
+
+Sandbox::~Sandbox() {
+  std::string command = "rm -rf '" + dir + "'";
+  if (system(command.c_str()) != 0) {
+    // Best effort; a failing test already reported what was left behind.
+  }
+}
+
+std::string Sandbox::writeFile(const std::string& name, const std::string& content) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+RunResult Sandbox::run(const std::vector<std::string>& args, const Policy& policy) {
+  return capture(Json(), policy, args);
+}
+
+RunResult Sandbox::capture(const Json& scenario, const Policy& policy,
+                           const std::vector<std::string>& extraArgs,
+                           std::optional<int> signalAfterMs, int signal) {
+  std::vector<std::string> args;
+  if (scenario.is_null()) {
+    args = extraArgs;
+  } else {
+    args = {"capture-process"};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+    args.push_back(writeFile("scenario.json", scenario.dump()));
+  }
+  std::string outPath = dir + "/.stdout", errPath = dir + "/.stderr";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(out, 1);
+    dup2(err, 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    setenv("TMPDIR", dir.c_str(), 1);
+    setenv("REA_PROCESS_CAPTURE_ENABLED", policy.enabled ? "true" : "false", 1);
+    setenv("REA_PROCESS_EXECUTABLE_ROOTS_JSON", policy.executableRoots.c_str(), 1);
+    setenv("REA_PROCESS_WORKING_ROOTS_JSON", policy.workingRoots.c_str(), 1);
+    setenv("REA_PROCESS_ALLOWED_ENV_JSON", policy.allowedEnvironment.c_str(), 1);
+    setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", policy.allowExternalNetwork ? "true" : "false", 1);
+    std::vector<char*> argv;
+    std::string binary = reaBinary();
+    argv.push_back(binary.data());
+    for (auto& arg : args)
+      argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (signalAfterMs) {
+    int64_t deadline = nowMs() + *signalAfterMs;
+    bool sent = false;
+    for (;;) {
+      pid_t done = waitpid(pid, &status, WNOHANG);
+      if (done == pid) break;
+      if (!sent && nowMs() >= deadline) {
+        kill(pid, signal);
+        sent = true;
+      }
+      usleep(5000);
+    }
+  } else {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  RunResult result;
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.stdoutText = readAll(outPath);
+  result.stderrText = readAll(errPath);
+  unlink(outPath.c_str());
+  unlink(errPath.c_str());
+  auto parsed = Json::parse(result.stdoutText, nullptr, false);
+  if (!parsed.is_discarded()) result.output = std::move(parsed);
+  return result;
+}
+
+std::vector<std::string> Sandbox::leftoverTempRoots() const {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (struct dirent* entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.rfind("rea-process-", 0) == 0) out.push_back(dir + "/" + name);
+  }
+  closedir(d);
+  return out;
+}
+
+std::vector<int> Sandbox::leftoverProcesses() const {
+  std::vector<int> out;
+  std::string needle = "HOME=" + dir + "/";
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (struct dirent* entry = readdir(d)) {
+    char* end;
+    long pid = strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    std::string environ = readAll("/proc/" + std::to_string(pid) + "/environ");
+    std::string stat = readAll("/proc/" + std::to_string(pid) + "/stat");
+    size_t close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
+    for (size_t start = 0; start < environ.size();) {
+      size_t stop = environ.find('\0', start);
+      if (stop == std::string::npos) stop = environ.size();
+      if (environ.compare(start, needle.size(), needle) == 0) {
+        out.push_back(static_cast<int>(pid));
+        break;
+      }
+      start = stop + 1;
+    }
+  }
+  closedir(d);
+  return out;
+}
+
+const Json& capture(const Json& evidence) {
+  return evidence.at("normalized_result");
+}
+
+std::string concatenatedFrames(const Json& evidence) {
+  std::string out;
+  for (const auto& frame : capture(evidence).at("frames"))
+    out += frame.at("data").get<std::string>();
+  return out;
+}
+
+}  // namespace rea::test

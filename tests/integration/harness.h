@@ -1,0 +1,63 @@
+#pragma once
+// Integration-test harness: runs the real `rea` binary (build/bin/rea) on a scenario with a
+// given operator policy, in a private TMPDIR so that leftovers (temporary roots, processes whose
+// HOME lies inside that TMPDIR) can be detected exactly, even when other tests run in parallel.
+
+#include <signal.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rea::test {
+
+using Json = nlohmann::ordered_json;
+
+struct RunResult {
+  int exitCode = -1;
+  std::string stdoutText;
+  std::string stderrText;
+  std::optional<Json> output;  // stdout parsed as JSON, when it is
+};
+
+struct Policy {
+  std::string executableRoots = R"(["/bin","/usr/bin"])";
+  std::string workingRoots = R"(["/tmp"])";
+  std::string allowedEnvironment = R"(["PATH","LANG","SECRET_TOKEN"])";
+  bool allowExternalNetwork = true;
+  bool enabled = true;
+};
+
+class Sandbox {
+  // A private TMPDIR for one rea run; the destructor removes it.
+ public:
+  Sandbox();
+  ~Sandbox();
+  const std::string& tmpdir() const { return dir; }
+
+  RunResult capture(const Json& scenario, const Policy& policy = {},
+                    const std::vector<std::string>& extraArgs = {},
+                    std::optional<int> signalAfterMs = std::nullopt, int signal = SIGTERM);
+  // Writes the scenario to a file and runs `rea capture-process FILE`. With `signalAfterMs`,
+  // sends `signal` to rea after that many milliseconds.
+
+  RunResult run(const std::vector<std::string>& args, const Policy& policy = {});
+
+  std::vector<std::string> leftoverTempRoots() const;
+  // rea-process-* directories still under this TMPDIR.
+  std::vector<int> leftoverProcesses() const;
+  // Processes whose environment's HOME lies inside this TMPDIR (the targets of our captures).
+
+  std::string writeFile(const std::string& name, const std::string& content);
+
+ private:
+  std::string dir;
+};
+
+std::string reaBinary();
+std::string concatenatedFrames(const Json& evidence);
+const Json& capture(const Json& evidence);  // normalized_result
+
+}  // namespace rea::test
