@@ -6,13 +6,14 @@
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include <kj/debug.h>
+
+#include "helpers/common/clock.h"
 
 namespace rea::helper {
 namespace {
@@ -216,12 +217,6 @@ bool ProcConnector::readAvailable(std::vector<ProcEvent>& out) {
     decodeProcEvents(buffer.slice(0, static_cast<size_t>(n)).asConst(), out);
   }
   return false;
-}
-
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  KJ_SYSCALL(clock_gettime(CLOCK_MONOTONIC, &ts));
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace rea::helper

@@ -76,7 +76,4 @@ class ProcConnector {
   kj::Maybe<std::string> subscribeAcknowledged(uint32_t ack);
 };
 
-uint64_t monotonicNowNs();
-// CLOCK_MONOTONIC now, in the kernel timestamps' unit.
-
 }  // namespace rea::helper

@@ -6,6 +6,7 @@
 
 #include <kj/debug.h>
 
+#include "helpers/common/clock.h"
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/event-tracker.h"
 #include "helpers/sampler/proc-connector.h"
@@ -14,7 +15,7 @@
 namespace rea::helper {
 namespace {
 
-constexpr auto SAMPLE_INTERVAL = 50 * kj::MILLISECONDS;  // B §6.8
+constexpr uint64_t SAMPLE_INTERVAL_NS = 50000000;  // B §6.8
 
 }  // namespace
 
@@ -141,8 +142,11 @@ kj::Promise<void> ProcessObserver::followEvents() {
 }
 
 kj::Promise<void> ProcessObserver::samplePasses() {
-  walker->pass(monotonicNowNs());
-  return timer.afterDelay(SAMPLE_INTERVAL).then([this]() { return samplePasses(); });
+  uint64_t passStartNs = monotonicNowNs();
+  walker->pass(passStartNs);
+  return sleepUntilNs(timer, passStartNs + SAMPLE_INTERVAL_NS).then([this]() {
+    return samplePasses();
+  });
 }
 
 kj::Promise<void> ProcessObserver::whenCgroupChanges() {

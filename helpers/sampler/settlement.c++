@@ -4,7 +4,7 @@
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/proc-connector.h"
+#include "helpers/common/clock.h"
 
 namespace rea::helper {
 namespace {
@@ -84,7 +84,7 @@ struct SettlementLoop {
     uint64_t elapsed = static_cast<uint64_t>(elapsedMs());
     if (elapsed >= settleMs) return result(Settlement::State::ALIVE_AT_DEADLINE);
     uint64_t waitMs = exact ? std::min(TICK_MS, settleMs - elapsed) : TICK_MS;
-    kj::Promise<void> wake = timer.afterDelay(waitMs * kj::MILLISECONDS);
+    kj::Promise<void> wake = sleepUntilNs(timer, monotonicNowNs() + waitMs * 1000000);
     if (exact && whenCgroupChanges) wake = wake.exclusiveJoin(whenCgroupChanges());
     return wake.then([this]() { return step(); });
   }

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "helpers/common/clock.h"
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/event-tracker.h"
 #include "helpers/sampler/proc-connector.h"
