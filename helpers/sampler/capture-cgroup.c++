@@ -51,13 +51,6 @@ std::string ownCgroupPath() {
   return {};
 }
 
-void writeFile(const std::string& path, const char* text) {
-  int fd;
-  KJ_SYSCALL(fd = open(path.c_str(), O_WRONLY | O_CLOEXEC), path);
-  kj::AutoCloseFd owned(fd);
-  KJ_SYSCALL(write(fd, text, strlen(text)), path);
-}
-
 void sleepMs(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
@@ -142,6 +135,9 @@ kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(const std::
 CaptureCgroup::CaptureCgroup(std::string path, std::string runToken, kj::AutoCloseFd dirFd)
     : groupPath(kj::mv(path)), runToken(kj::mv(runToken)), directory(kj::mv(dirFd)) {
   int fd;
+  // Opened now so that cleanup needs no open-for-writing (the helper's filter can refuse it).
+  KJ_SYSCALL(fd = openat(directory.get(), "cgroup.kill", O_WRONLY | O_CLOEXEC), groupPath);
+  killFile = kj::AutoCloseFd(fd);
   KJ_SYSCALL(fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   watch = kj::AutoCloseFd(fd);
   KJ_SYSCALL(inotify_add_watch(fd, (groupPath + "/cgroup.events").c_str(), IN_MODIFY), groupPath);
@@ -222,7 +218,7 @@ bool CaptureCgroup::drainEventsWatch() {
 
 void CaptureCgroup::kill() {
   KJ_REQUIRE(!removed, "the capture cgroup is already removed");
-  writeFile(groupPath + "/cgroup.kill", "1");
+  KJ_SYSCALL(write(killFile.get(), "1", 1), groupPath, "cgroup.kill");
 }
 
 bool CaptureCgroup::remove() {

@@ -81,6 +81,7 @@ class CaptureCgroup {
   std::string groupPath;
   std::string runToken;
   kj::AutoCloseFd directory;
+  kj::AutoCloseFd killFile;  // cgroup.kill, open for writing
   kj::AutoCloseFd watch;
   bool removed = false;
 
