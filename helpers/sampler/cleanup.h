@@ -1,0 +1,51 @@
+#pragma once
+// Ownership-verified cleanup of a capture (SPEC B §6.7.1, B §12, A8). Rounds, until a round
+// finds no owned member alive:
+//   1. list the scope's live members (zombies ignored); inspect each (pidfd + run token);
+//   2. a member whose token is missing, different or unreadable is never signalled: reported;
+//   3. owned members are killed — with cgroup.kill when the scope is a cgroup and every member
+//      of that round is owned, else one by one through their pidfds (so a recycled pid or an
+//      unowned member is never hit).
+// Then the capture cgroup is removed (once empty), and a final scan of the whole machine finds
+// run-token carriers the scope did not contain (moved out of the cgroup, or in a group no
+// observed process led): they are killed through their pidfds and reported as OUTSIDE. Nothing
+// that escaped is killed silently or left silently: every signalled process is in `signalled`
+// with its escape class, every unowned one in `unowned`.
+// Runs on the caller's kj event loop (short timer waits between rounds).
+//
+// Errors: failures are the report's `problem` (B §6.7.1 sentences); the promise only rejects on
+// bugs.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include <kj/async.h>
+#include <kj/timer.h>
+
+#include "helpers/sampler/capture-scope.h"
+
+namespace rea::helper {
+
+struct CleanupReport {
+  bool complete;        // nothing owned survives, nothing unowned was met, the cgroup is gone
+  std::string problem;  // "" when complete; else the first failure's sentence:
+                        // "process group could not be inspected", "group contains an unowned
+                        // or PID-reused process", "ownership could not be revalidated", "owned
+                        // process group signal failed", "capture cgroup could not be removed"
+  std::vector<ProcessFinding> signalled;  // owned processes that were SIGKILLed, once each
+  std::vector<ProcessFinding> unowned;    // met but never signalled (still alive when seen)
+  bool usedCgroupKill;                    // cgroup.kill did (part of) the work
+  bool cgroupRemoved;                     // a capture cgroup existed and was removed
+
+  std::vector<ProcessFinding> escapees() const;
+  // The signalled or unowned processes that left the root's group or session, or the scope.
+};
+
+kj::Promise<CleanupReport> cleanupCapture(kj::Timer& timer, CaptureScope& scope,
+                                          std::string runToken, pid_t rootPid);
+// `scope` (and its cgroup) must outlive the promise. Takes up to a few seconds when processes
+// are slow to die or unowned members keep a cgroup populated.
+
+}  // namespace rea::helper

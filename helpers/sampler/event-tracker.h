@@ -1,0 +1,70 @@
+#pragma once
+// Exact-mode observation (A8): turns the machine-wide stream of process events into the
+// capture's samples. It follows the descendants of the root from the root's own fork event on:
+// a fork by a tracked process adds the child, an exit removes it. Each state change is one row:
+//   fork  -> the child with its parent's command (a fork copies its parent's image);
+//   exec  -> the new command, read from /proc/PID/cmdline at once (it may race with a fast
+//            exit: then the kernel's short name from /proc/PID/stat, in brackets like ps shows
+//            an argv-less process, e.g. "[true]"; if even that is gone, the row is lost and
+//            the samples are partial);
+//   setsid-> the new group and session;
+//   exit  -> the last known ids with an empty command (B's "live -> exited").
+// The root has no row before its exec (its fork, its setsid): until then it is the launcher
+// (B §12, 57938a84); its exit is recorded even if it never exec'd.
+// An OVERRUN (lost events) marks the samples partial and re-synchronises the tracked set from
+// the capture cgroup's member list.
+// Owns: the tracked set. Reads /proc; never signals.
+//
+// Errors: races with exiting processes are results; throws only on unexpected errnos.
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "helpers/sampler/proc-connector.h"
+#include "helpers/sampler/proc-stat.h"
+#include "helpers/sampler/sample-recorder.h"
+
+namespace rea::helper {
+
+class EventTracker {
+ public:
+  EventTracker(pid_t rootPid, SampleRecorder& recorder,
+               std::function<std::vector<pid_t>()> listMembers,
+               ProcReader& proc = liveProcReader());
+  // `listMembers` returns the capture cgroup's live members (used after an overrun).
+
+  void handle(const ProcEvent& event);
+  // Events must come in kernel order (as ProcConnector delivers them).
+
+  bool hasRoot() const { return rootSeen; }
+  // True once the root's fork (or, failing that, its exec) has been seen.
+
+  size_t trackedCount() const { return tracked.size(); }
+  bool isTracked(pid_t pid) const { return tracked.count(pid) != 0; }
+
+ private:
+  struct Process {
+    pid_t ppid;
+    std::optional<pid_t> pgid;
+    std::optional<pid_t> sid;
+    std::string command;
+  };
+  pid_t rootPid;
+  SampleRecorder& recorder;
+  std::function<std::vector<pid_t>()> listMembers;
+  ProcReader& proc;
+  std::map<pid_t, Process> tracked;
+  bool rootSeen = false;
+  bool rootExeced = false;
+
+  void offer(uint64_t atNs, pid_t pid, const Process& process, bool exited = false);
+  void refreshIds(pid_t pid, Process& process);
+  void resynchronise(uint64_t atNs);
+};
+
+}  // namespace rea::helper

@@ -1,0 +1,225 @@
+#include "helpers/sampler/process-observer.h"
+
+#include <sched.h>
+
+#include <vector>
+
+#include <kj/debug.h>
+
+#include "helpers/common/clock.h"
+#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/sampler/event-tracker.h"
+#include "helpers/sampler/proc-connector.h"
+#include "helpers/sampler/process-walker.h"
+
+namespace rea::helper {
+namespace {
+
+constexpr uint64_t SAMPLE_INTERVAL_NS = 50000000;  // B §6.8
+
+}  // namespace
+
+// Forwards rows to the caller's sink and remembers the groups recorded processes lead.
+class ProcessObserver::LeaderSink final : public ProcessSink {
+ public:
+  explicit LeaderSink(ProcessSink& next) : next(next) {}
+  void record(const ProcessRecord& record) override {
+    if (record.pgid == record.pid) leaders.insert(record.pid);
+    next.record(record);
+  }
+  ProcessSink& next;
+  std::set<pid_t> leaders;
+};
+
+// Raises the calling thread to SCHED_FIFO for its lifetime and restores the previous policy.
+class ProcessObserver::RealtimeBoost {
+ public:
+  RealtimeBoost() {
+    previousPolicy = sched_getscheduler(0);
+    if (previousPolicy < 0 || sched_getparam(0, &previousParam) != 0) return;
+    struct sched_param param = {};
+    param.sched_priority = 10;
+    active = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) == 0;
+  }
+  ~RealtimeBoost() noexcept(false) {
+    if (active) sched_setscheduler(0, previousPolicy, &previousParam);
+  }
+  KJ_DISALLOW_COPY(RealtimeBoost);
+
+ private:
+  int previousPolicy = -1;
+  struct sched_param previousParam = {};
+  bool active = false;
+};
+
+const char* observationModeName(ObservationMode mode) {
+  switch (mode) {
+    case ObservationMode::EXACT:
+      return "exact";
+    case ObservationMode::SAMPLED:
+      return "sampled";
+  }
+  KJ_UNREACHABLE;
+}
+
+ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
+                                 kj::UnixEventPort& eventPort, ProcessSink& sink)
+    : config(kj::mv(configParam)),
+      timer(timer),
+      eventPort(eventPort),
+      leaderSink(kj::heap<LeaderSink>(sink)),
+      recorder(config.maxProcesses, *leaderSink) {
+  KJ_REQUIRE(!config.runToken.empty(), "a capture needs a run token");
+  if (config.forceSampled) {
+    whySampled = "sampling forced";
+    return;
+  }
+  auto made = CaptureCgroup::create(config.runToken);
+  if (made.is<std::string>()) {
+    whySampled = made.get<std::string>();
+    return;
+  }
+  group = kj::mv(made.get<kj::Own<CaptureCgroup>>());
+  auto subscribed = ProcConnector::subscribe();
+  if (subscribed.is<std::string>()) {
+    whySampled = subscribed.get<std::string>();
+  } else {
+    connector = kj::mv(subscribed.get<kj::Own<ProcConnector>>());
+    exact = true;
+  }
+}
+
+ProcessObserver::~ProcessObserver() noexcept(false) {
+  observation = nullptr;
+  boost = nullptr;
+  connectorWatch = nullptr;
+  cgroupWatch = nullptr;
+}
+
+kj::Maybe<CaptureCgroup&> ProcessObserver::cgroup() {
+  if (group.get() == nullptr) return nullptr;
+  return *group;
+}
+
+void ProcessObserver::start(pid_t root) {
+  KJ_REQUIRE(!started && !stopped, "start() is single use and comes before stop()");
+  KJ_REQUIRE(root > 0, "the root pid must be positive", root);
+  started = true;
+  rootPid = root;
+  if (connector.get() != nullptr) {
+    CaptureCgroup& cgroupRef = *group;
+    tracker =
+        kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); });
+    connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
+        eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+    if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
+    observation = followEvents().eagerlyEvaluate([this](kj::Exception&& exception) {
+      KJ_LOG(ERROR, "process event observation failed; samples are partial", exception);
+      recorder.markPartial();
+    });
+  } else {
+    walker = kj::heap<ProcessWalker>(rootPid, config.runToken, config.maxProcesses, recorder);
+    observation = samplePasses().eagerlyEvaluate([this](kj::Exception&& exception) {
+      KJ_LOG(ERROR, "process sampling failed; samples are partial", exception);
+      recorder.markPartial();
+    });
+  }
+}
+
+bool ProcessObserver::drainEvents() {
+  std::vector<ProcEvent> events;
+  bool empty = connector->readAvailable(events);
+  for (const auto& event : events) {
+    tracker->handle(event);
+  }
+  return empty;
+}
+
+kj::Promise<void> ProcessObserver::followEvents() {
+  // Readiness is edge-triggered: wait only once the queue has been read empty.
+  if (!drainEvents()) return kj::evalLater([this]() { return followEvents(); });
+  return connectorWatch->whenBecomesReadable().then([this]() { return followEvents(); });
+}
+
+kj::Promise<void> ProcessObserver::samplePasses() {
+  uint64_t passStartNs = monotonicNowNs();
+  walker->pass(passStartNs);
+  return sleepUntilNs(timer, passStartNs + SAMPLE_INTERVAL_NS).then([this]() {
+    return samplePasses();
+  });
+}
+
+kj::Promise<void> ProcessObserver::whenCgroupChanges() {
+  // A change since the last look counts at once; after the drain, the next change is an edge.
+  if (group->drainEventsWatch()) return kj::READY_NOW;
+  if (cgroupWatch.get() == nullptr) {
+    cgroupWatch = kj::heap<kj::UnixEventPort::FdObserver>(
+        eventPort, group->eventsWatchFd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+  }
+  return cgroupWatch->whenBecomesReadable();
+}
+
+CaptureScope& ProcessObserver::captureScope() {
+  if (scope.get() == nullptr) {
+    if (group.get() != nullptr) {
+      scope = kj::heap<CgroupScope>(*group);
+    } else {
+      scope = kj::heap<GroupScope>(observedGroups());
+    }
+  }
+  return *scope;
+}
+
+kj::Promise<Settlement> ProcessObserver::settle(uint64_t settleMs) {
+  KJ_REQUIRE(started, "settle() needs a started target");
+  KJ_REQUIRE(!cleanedUp, "settle() after cleanup()");
+  // A group scope is the groups known now; cleanup() builds its own from the groups known then.
+  scope = nullptr;
+  std::function<kj::Promise<void>()> changes;
+  if (group.get() != nullptr) changes = [this]() { return whenCgroupChanges(); };
+  return rea::helper::settle(timer, captureScope(), config.runToken, rootPid, settleMs,
+                             kj::mv(changes));
+}
+
+bool ProcessObserver::stop() {
+  if (!started || stopped) {
+    stopped = true;
+    return recorder.isPartial();
+  }
+  stopped = true;
+  observation = nullptr;
+  if (connector.get() != nullptr) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                   while (!drainEvents()) {
+                   }
+                 })) {
+      KJ_LOG(ERROR, "draining process events failed; samples are partial", *exception);
+      recorder.markPartial();
+    }
+    connectorWatch = nullptr;
+    connector = nullptr;  // unsubscribes: the kernel stops queueing events for us
+  }
+  boost = nullptr;
+  return recorder.isPartial();
+}
+
+kj::Promise<CleanupReport> ProcessObserver::cleanup() {
+  KJ_REQUIRE(!cleanedUp, "cleanup() is single use");
+  cleanedUp = true;
+  stop();
+  scope = nullptr;
+  // Not every observed group may exist at settlement time; cleanup takes the final set.
+  auto promise = cleanupCapture(timer, captureScope(), config.runToken, rootPid);
+  return promise.then([this](CleanupReport report) {
+    cgroupWatch = nullptr;
+    return report;
+  });
+}
+
+std::set<pid_t> ProcessObserver::observedGroups() const {
+  std::set<pid_t> groups = leaderSink->leaders;
+  if (rootPid > 0) groups.insert(rootPid);
+  return groups;
+}
+
+}  // namespace rea::helper

@@ -1,0 +1,142 @@
+#pragma once
+// The sampler's job (ARCHITECTURE "helpers/sampler"): observe the target's whole process tree,
+// decide settlement, and clean up only what the capture owns. One ProcessObserver per capture,
+// driven by the sampler's RPC server or its standalone mode:
+//
+//   ProcessObserver observer(config, timer, eventPort, sink);  // before the target exists
+//   launcher starts the target inside observer.cgroup() (see capture-cgroup.h)
+//   observer.start(rootPid);                                   // right after the spawn
+//   ... rows reach `sink` while the target runs ...
+//   observer.settle(settleMs)  -> Settlement                    // after the root exited
+//   observer.stop()            -> partial                       // samples end here
+//   observer.cleanup()         -> CleanupReport                 // ownership-verified
+//
+// Modes (A8): EXACT when a capture cgroup could be created *and* the proc connector subscribed:
+// every fork, exec and exit of a descendant is a row (event-tracker.h), membership and
+// emptiness come from the cgroup, cleanup uses cgroup.kill. Otherwise SAMPLED: B §6.8 passes
+// every 50 ms (process-walker.h); settlement and cleanup still use the cgroup when one exists,
+// else the root's group plus groups led by an observed process. `forceSampled` is the switch
+// that refuses both facilities (pure baseline behaviour, for tests and comparisons).
+//
+// Runs on the caller's kj event loop: it watches its fds with FdObservers of `eventPort` and
+// waits with `timer`; nothing blocks for long (a sampling pass or an event drain is a few /proc
+// reads per process). Tests drive it with kj::setupAsyncIo() and `.wait(waitScope)`.
+// Owns: the capture cgroup, the proc-connector subscription, the background observation.
+//
+// Errors: an unusable machine is a mode (`sampledReason()`), lost observations are `partial`,
+// settlement and cleanup failures are results; start/settle/stop/cleanup KJ_REQUIRE the order
+// above (each at most once).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include <kj/async-unix.h>
+#include <kj/memory.h>
+#include <kj/timer.h>
+
+#include "helpers/sampler/cleanup.h"
+#include "helpers/sampler/sample-recorder.h"
+#include "helpers/sampler/settlement.h"
+
+namespace rea::helper {
+
+class CaptureCgroup;
+class ProcConnector;
+class EventTracker;
+class ProcessWalker;
+
+enum class ObservationMode { EXACT, SAMPLED };
+
+const char* observationModeName(ObservationMode mode);
+// "exact" / "sampled": the manifest's `process_observation` (A8).
+
+struct ObserverConfig {
+  std::string runToken;          // REA_PROCESS_RUN_ID of the target (B §6.1)
+  uint32_t maxProcesses = 1000;  // limits.processes (B §3.6)
+  bool forceSampled = false;     // no cgroup, no proc connector: B §6.8 with the B §12 fixes
+  bool realtimeEvents = true;
+  // Exact mode: while observing, the calling thread runs SCHED_FIFO (with SCHED_RESET_ON_FORK,
+  // so nothing it forks inherits it). An exec'd program's argv can only be read from /proc
+  // while it lives; /bin/true lives about a millisecond, and on a busy machine an ordinary
+  // thread wakes too late for one exec in ten. Without the privilege this silently does nothing.
+};
+
+class ProcessObserver {
+ public:
+  ProcessObserver(ObserverConfig config, kj::Timer& timer, kj::UnixEventPort& eventPort,
+                  ProcessSink& sink);
+  // Creates the capture cgroup and subscribes to process events (unless forced sampled); from
+  // here on the target's fork is in the event queue. All arguments must outlive the observer.
+  ~ProcessObserver() noexcept(false);
+  // Stops observing; the cgroup's destructor removes it (verified kill first) if `cleanup()`
+  // did not.
+  KJ_DISALLOW_COPY(ProcessObserver);
+
+  ObservationMode mode() const {
+    return connector != nullptr ? ObservationMode::EXACT : ObservationMode::SAMPLED;
+  }
+  const std::string& sampledReason() const { return whySampled; }
+  // Why the mode is SAMPLED ("" when EXACT), e.g. "sampling forced" or the cgroup's reason.
+
+  kj::Maybe<CaptureCgroup&> cgroup();
+  // The group the launcher must start the target in (path() / dirFd()); null when none.
+
+  void start(pid_t rootPid);
+  // The target was spawned (rootPid = pgid = sid). Exact: follows events from the root's fork.
+  // Sampled: passes now and every 50 ms, each a no-op until the root is initialised.
+
+  kj::Promise<Settlement> settle(uint64_t settleMs);
+  // Call after the root exited; observation continues meanwhile. Exact/cgroup: quiesced as soon
+  // as the cgroup is empty; groups: B §6.7.2's two-empty rule.
+
+  bool stop();
+  // Ends observation (exact: after handling every event already queued, then unsubscribes).
+  // Returns `partial`: the process limit was hit or observations were lost. Idempotent.
+
+  kj::Promise<CleanupReport> cleanup();
+  // After stop(). Ownership-verified cleanup over the same scope as settle(), then the cgroup
+  // is removed and run-token carriers outside it are named and killed (cleanup.h).
+
+  bool isPartial() const { return recorder.isPartial(); }
+  uint32_t recordedCount() const { return recorder.recordedCount(); }
+
+  std::set<pid_t> observedGroups() const;
+  // The root's group plus every group led by a recorded process (pid = pgid): the sampled
+  // scope of settle() and cleanup() (B §12, 40c6f60a).
+
+ private:
+  class LeaderSink;
+  class RealtimeBoost;
+
+  ObserverConfig config;
+  kj::Timer& timer;
+  kj::UnixEventPort& eventPort;
+  kj::Own<LeaderSink> leaderSink;
+  SampleRecorder recorder;
+  std::string whySampled;
+  bool exact = false;
+  kj::Own<CaptureCgroup> group;      // null: no capture cgroup
+  kj::Own<ProcConnector> connector;  // null: sampled
+  kj::Own<EventTracker> tracker;
+  kj::Own<ProcessWalker> walker;
+  kj::Own<CaptureScope> scope;
+  kj::Own<kj::UnixEventPort::FdObserver> connectorWatch;  // destroyed before the fds they watch
+  kj::Own<kj::UnixEventPort::FdObserver> cgroupWatch;
+  kj::Own<RealtimeBoost> boost;
+  kj::Maybe<kj::Promise<void>> observation;
+  pid_t rootPid = 0;
+  bool started = false;
+  bool stopped = false;
+  bool cleanedUp = false;
+
+  bool drainEvents();
+  kj::Promise<void> followEvents();
+  kj::Promise<void> samplePasses();
+  kj::Promise<void> whenCgroupChanges();
+  CaptureScope& captureScope();
+};
+
+}  // namespace rea::helper

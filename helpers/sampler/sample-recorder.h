@@ -1,0 +1,66 @@
+#pragma once
+// The raw process samples of a capture (SPEC B §4.3 ProcessSample before renumbering, §6.8) and
+// the rule deciding which ones are recorded: a row is skipped when its (ppid, command, pgid, sid)
+// equals the last recorded tuple for that pid; once `limits.processes` rows are recorded every
+// further new row sets `partial` instead. Both observation modes feed rows through this rule.
+// Owns: the per-pid last recorded tuples.
+//
+// Errors: none; a full recorder is a result (`isPartial()`).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace rea::helper {
+
+struct ProcessRecord {
+  uint64_t atNs;              // CLOCK_MONOTONIC: the kernel event's time, or the pass start
+  pid_t pid;                  // raw ids; the supervisor renumbers (B §4.6.4)
+  pid_t ppid;                 // >= 0
+  std::optional<pid_t> pgid;  // null when it could not be observed
+  std::optional<pid_t> sid;
+  std::string command;  // cmdline, NULs as spaces, trimmed; "" once the process has exited
+};
+
+bool operator==(const ProcessRecord& a, const ProcessRecord& b);
+
+class ProcessSink {
+ public:
+  virtual void record(const ProcessRecord& record) = 0;
+  // Called synchronously for each recorded row, in recording order (non-decreasing atNs within
+  // one mode). Must not call back into the observer.
+};
+
+class SampleRecorder {
+ public:
+  SampleRecorder(uint32_t maxProcesses, ProcessSink& sink)
+      : maxProcesses(maxProcesses), sink(sink) {}
+  // `maxProcesses` is the scenario's limits.processes (1-10000).
+
+  bool offer(const ProcessRecord& record);
+  // Records the row (true), or skips it as unchanged or over the limit (false).
+
+  void markPartial() { partial = true; }
+  // Observations were lost (a sampling error, a proc-connector overrun).
+
+  bool isPartial() const { return partial; }
+  uint32_t recordedCount() const { return recorded; }
+
+ private:
+  struct Tuple {
+    pid_t ppid;
+    std::string command;
+    std::optional<pid_t> pgid;
+    std::optional<pid_t> sid;
+  };
+  uint32_t maxProcesses;
+  ProcessSink& sink;
+  std::unordered_map<pid_t, Tuple> last;
+  uint32_t recorded = 0;
+  bool partial = false;
+};
+
+}  // namespace rea::helper
