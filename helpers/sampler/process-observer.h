@@ -75,9 +75,8 @@ class ProcessObserver {
   // did not.
   KJ_DISALLOW_COPY(ProcessObserver);
 
-  ObservationMode mode() const {
-    return connector != nullptr ? ObservationMode::EXACT : ObservationMode::SAMPLED;
-  }
+  ObservationMode mode() const { return exact ? ObservationMode::EXACT : ObservationMode::SAMPLED; }
+  // Fixed at construction; `observationModeName(mode())` is the manifest's process_observation.
   const std::string& sampledReason() const { return whySampled; }
   // Why the mode is SAMPLED ("" when EXACT), e.g. "sampling forced" or the cgroup's reason.
 
@@ -119,7 +118,7 @@ class ProcessObserver {
   std::string whySampled;
   bool exact = false;
   kj::Own<CaptureCgroup> group;      // null: no capture cgroup
-  kj::Own<ProcConnector> connector;  // null: sampled
+  kj::Own<ProcConnector> connector;  // null: sampled, or stopped
   kj::Own<EventTracker> tracker;
   kj::Own<ProcessWalker> walker;
   kj::Own<CaptureScope> scope;

@@ -88,6 +88,9 @@ TEST_F(ExactObserver, RecordsEveryShortLivedChild) {
   auto settlement = observer->settle(100).wait(io.waitScope);
   EXPECT_EQ(settlement.state, Settlement::State::QUIESCED);
   EXPECT_FALSE(observer->stop());
+  EXPECT_EQ(observer->mode(), ObservationMode::EXACT) << "the mode outlives the observation";
+  EXPECT_STREQ(observationModeName(observer->mode()), "exact");
+  EXPECT_EQ(observer->sampledReason(), "");
 
   // Each /bin/true is one process: a fork row (the shell's command), an exec row, an exit row.
   std::set<pid_t> trues;
