@@ -263,7 +263,7 @@ kj::Promise<void> ReplayConnection::answer(kj::HttpService::Response& response, 
   recordRequest(method, path, std::move(data), Outcome::MATCHED);
   const HttpRoute& route = *result.route;
   kj::Promise<void> delay = kj::READY_NOW;
-  if (route.delayMs > 0) delay = state_.timer.afterDelay(route.delayMs * kj::MILLISECONDS);
+  if (route.delayMs > 0) delay = delayAtLeast(state_.timer, state_.clock, route.delayMs);
   return delay.then([this, &response, &route, method = kj::mv(method), path = kj::mv(path),
                      head]() -> kj::Promise<void> {
     if (route.disconnect) {

@@ -33,4 +33,17 @@ kj::Maybe<const WebSocketScript&> ReplayState::scriptFor(uint32_t connectionNumb
   return nullptr;
 }
 
+kj::Promise<void> delayAtLeast(kj::Timer& timer, const kj::MonotonicClock& clock,
+                               uint32_t delayMs) {
+  uint64_t startNs = monotonicNs(clock);
+  uint64_t wantedNs = uint64_t(delayMs) * 1000000;
+  return timer.afterDelay(delayMs * kj::MILLISECONDS)
+      .then([&timer, &clock, startNs, wantedNs]() -> kj::Promise<void> {
+        uint64_t elapsedNs = monotonicNs(clock) - startNs;
+        if (elapsedNs >= wantedNs) return kj::READY_NOW;
+        // +1 ms: this wait, too, starts from the loop's (slightly older) idea of now.
+        return timer.afterDelay((wantedNs - elapsedNs) * kj::NANOSECONDS + 1 * kj::MILLISECONDS);
+      });
+}
+
 }  // namespace rea::helper

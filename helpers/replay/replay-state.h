@@ -47,4 +47,10 @@ struct ReplayState {
   // no such entry), else websocket_messages for every connection.
 };
 
+kj::Promise<void> delayAtLeast(kj::Timer& timer, const kj::MonotonicClock& clock, uint32_t delayMs);
+// Resolves at least `delayMs` after now as `clock` measures it (the clock that stamps events).
+// kj's timer counts from when the event loop last woke, which can lie a few ms in the past, so a
+// plain afterDelay() can end early by the events' timestamps; one top-up wait covers that. A
+// zero delay still yields to the event loop once.
+
 }  // namespace rea::helper

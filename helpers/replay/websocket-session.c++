@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "evidence/utf.h"
+#include "helpers/replay/replay-state.h"
 
 namespace rea::helper {
 namespace {
@@ -173,7 +174,7 @@ kj::Promise<void> WebSocketSession::playScript(size_t index) {
             [](kj::Exception&&) {});
   }
   const WebSocketMessage& message = script.messages[index];
-  return context_.timer.afterDelay(message.delayMs * kj::MILLISECONDS)
+  return delayAtLeast(context_.timer, context_.clock, message.delayMs)
       .then([this, index, &message]() -> kj::Promise<void> {
         if (!open_) return kj::READY_NOW;  // B §8.3: stop silently
         return enqueue([this, &message]() {
