@@ -7,6 +7,9 @@
 namespace rea::test {
 namespace {
 
+// The input comes a full second after the start so that the prompt is on the screen first
+// even on a loaded machine: input that arrives earlier is echoed before the prompt, which is a
+// real (and correctly reported) difference in the terminal stream.
 Json deterministicScenario() {
   return Json{{"approved", true},
               {"executable", "/bin/sh"},
@@ -14,7 +17,7 @@ Json deterministicScenario() {
                {"-c", "printf 'answer? '; read a; echo \"you said $a\"; yes row | head -n 500"}},
               {"working_directory", "/tmp"},
               {"environment", {{"PATH", "/usr/bin:/bin"}}},
-              {"events", {{{"type", "input"}, {"at_ms", 150}, {"data", "forty-two\r"}}}},
+              {"events", {{{"type", "input"}, {"at_ms", 1000}, {"data", "forty-two\r"}}}},
               {"timeout_ms", 20000}};
 }
 
