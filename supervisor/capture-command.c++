@@ -164,6 +164,12 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
 }  // namespace
 
 int runCaptureCommand(const std::vector<std::string>& args) {
+  // Block the termination signals first, so one arriving at any moment (even while the scenario
+  // is still being read) stays pending and cancels the capture through the event loop instead
+  // of killing rea mid-cleanup.
+  kj::UnixEventPort::captureSignal(SIGINT);
+  kj::UnixEventPort::captureSignal(SIGTERM);
+  kj::UnixEventPort::captureSignal(SIGHUP);
   bool pretty = false;
   std::vector<std::string> files;
   for (const auto& arg : args) {
@@ -192,11 +198,6 @@ int runCaptureCommand(const std::vector<std::string>& args) {
     return printError(processCaptureFailed(*missing), pretty);
   }
 
-  // Block the termination signals before any helper or target exists, so one arriving at any
-  // moment cancels the capture through the event loop instead of killing rea mid-cleanup.
-  kj::UnixEventPort::captureSignal(SIGINT);
-  kj::UnixEventPort::captureSignal(SIGTERM);
-  kj::UnixEventPort::captureSignal(SIGHUP);
   auto outcome = captureOnce(scenario);
   if (outcome.error) return printError(*outcome.error, pretty);
   return printJson(*outcome.evidence, pretty);

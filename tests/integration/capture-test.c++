@@ -208,7 +208,8 @@ TEST(Capture, TerminationSignalsToReaCleanUpAndReportCancellation) {
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
     Sandbox sandbox;
     Json scenario = shScenario("sleep 30 & sleep 30; wait");
-    auto result = sandbox.capture(scenario, {}, {}, 400, signal);
+    // Late enough that the target runs even in a slow sanitizer build on a busy machine.
+    auto result = sandbox.capture(scenario, {}, {}, 1500, signal);
     EXPECT_EQ(result.exitCode, 1) << signal;
     ASSERT_TRUE(result.output.has_value()) << result.stdoutText;
     EXPECT_EQ((*result.output)["code"], "cancelled");
