@@ -10,7 +10,7 @@ PACKAGES=(
   capnproto libcapnp-dev libvterm-dev libseccomp-dev liburing-dev libssl-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
   # what the tests and benchmarks call
-  util-linux procps coreutils curl python3 iproute2 hyperfine time
+  util-linux bsdutils procps coreutils curl python3 iproute2 hyperfine time
 )
 
 missing=()

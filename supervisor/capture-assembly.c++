@@ -275,8 +275,9 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
     capture.residualUnknowns.push_back({ResidualScope::NETWORK, NETWORK_RESIDUAL});
   }
   for (const auto& lost : run.lostHelpers) {
-    std::string reason = "The " + lost.helper + " helper was lost (" + lost.reason +
-                         "): its observations after that moment are missing.";
+    // `lost.reason` already names the helper ("the pty helper crashed with signal 11 ...").
+    std::string reason = "Lost helper: " + lost.reason +
+                         "; its observations after that moment are missing.";
     capture.limitations.push_back(reason);
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});
     capture.residualUnknowns.push_back({ResidualScope::INTERACTION, reason});
