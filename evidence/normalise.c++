@@ -1,5 +1,7 @@
 #include "evidence/normalise.h"
 
+#include <algorithm>
+
 #include "evidence/normalise-rule.h"
 #include "evidence/utf.h"
 
@@ -19,11 +21,19 @@ Normaliser::Normaliser(const NormaliseContext& context) {
     if (!needle.empty()) ruleList.push_back(NormaliseRule::literal(std::move(needle), replacement));
   };
 
+  // A3: no part of a secret may survive. B replaces secrets in alias order, which leaves the tail
+  // of a longer secret visible when a shorter one is its prefix ("abc" then "abcdef" gives
+  // "<redacted>def"); redacting the longest values first closes that gap (stable for equals).
+  std::vector<std::string> secrets;
   for (auto& secret : context.secrets)
-    literal(secret, "<redacted>");
+    secrets.push_back(secret);
   for (auto& input : context.sensitiveInputs) {
-    if (auto echo = sensitiveEcho(input)) literal(std::move(*echo), "<redacted>");
+    if (auto echo = sensitiveEcho(input)) secrets.push_back(std::move(*echo));
   }
+  std::stable_sort(secrets.begin(), secrets.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (auto& secret : secrets)
+    literal(std::move(secret), "<redacted>");
 
   // The placeholders contain no `$`, so the JavaScript replacement semantics are inert here.
   if (context.normalisePaths) {

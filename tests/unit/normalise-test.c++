@@ -13,13 +13,16 @@ NormaliseContext bare() {
   return context;
 }
 
-TEST(Normalise, RedactsSecretsInAliasOrderAndIgnoresEmptyValues) {
+TEST(Normalise, RedactsSecretsLongestFirstAndIgnoresEmptyValues) {
   NormaliseContext context = bare();
   context.secrets = {"", "hunter2", "abc"};
   EXPECT_EQ(normalise("pw=hunter2 hunter2abc", context), "pw=<redacted> <redacted><redacted>");
-  // Alias order: the first secret is replaced first, so a later one containing it is cut.
+  // A3: a shorter secret that is a prefix of a longer one must not leave the longer one's tail.
   context.secrets = {"abc", "abcdef"};
-  EXPECT_EQ(normalise("abcdef", context), "<redacted>def");
+  EXPECT_EQ(normalise("abcdef abc", context), "<redacted> <redacted>");
+  context.secrets = {};
+  context.sensitiveInputs = {"pass\r", "password\r"};
+  EXPECT_EQ(normalise("password", context), "<redacted>");
 }
 
 TEST(Normalise, RedactsSensitiveEchoesWithoutTrailingLineEnds) {
