@@ -91,7 +91,9 @@ kj::Maybe<ProcStat> parseStat(pid_t pid, const std::string& text) {
       !parseNumber(fields[3], sid) || !parseNumber(fields[19], startTime)) {
     return nullptr;
   }
-  if (ppid < 0 || pgid <= 0 || sid <= 0 || startTime < 0) return nullptr;
+  // A group or session whose leader lives outside our PID namespace reads as 0 (containers
+  // started by `docker exec`, CI runners), so 0 is a valid value here, not a parse failure.
+  if (ppid < 0 || pgid < 0 || sid < 0 || startTime < 0) return nullptr;
   return ProcStat{pid,
                   fields[0][0],
                   static_cast<pid_t>(ppid),

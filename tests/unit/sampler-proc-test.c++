@@ -39,11 +39,18 @@ TEST(SamplerProcStat, ParsesTheFieldsAfterTheLastParenthesis) {
   EXPECT_TRUE(KJ_ASSERT_NONNULL(parseStat(42, "42 (z) Z 7 42 40" + STAT_TAIL)).isZombie());
 }
 
+TEST(SamplerProcStat, AcceptsAGroupAndSessionLedFromOutsideThePidNamespace) {
+  // In a container the session leader often lives in the parent namespace: /proc shows 0.
+  auto stat = KJ_ASSERT_NONNULL(parseStat(42, "42 (x) S 7 0 0" + STAT_TAIL));
+  EXPECT_EQ(stat.pgid, 0);
+  EXPECT_EQ(stat.sid, 0);
+}
+
 TEST(SamplerProcStat, RejectsWhatIsNotAProcess) {
   EXPECT_TRUE(parseStat(42, "") == nullptr);
   EXPECT_TRUE(parseStat(42, "42 (x) S 7 42") == nullptr);                  // truncated
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 0 40" + STAT_TAIL) == nullptr);    // pgrp 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42 0" + STAT_TAIL) == nullptr);    // session 0
+  EXPECT_TRUE(parseStat(42, "42 (x) S 7 -2 40" + STAT_TAIL) == nullptr);   // pgrp < 0
+  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42 -3" + STAT_TAIL) == nullptr);   // session < 0
   EXPECT_TRUE(parseStat(42, "42 (x) S -1 42 40" + STAT_TAIL) == nullptr);  // ppid < 0
   EXPECT_TRUE(parseStat(42, "42 (x) S 7x 42 40" + STAT_TAIL) == nullptr);  // not a number
   EXPECT_TRUE(parseStat(42, "42 x) S 7 42 40" + STAT_TAIL) == nullptr);    // no '('
