@@ -9,7 +9,8 @@ documents: the three schemas are valid draft 2020-12; every example scenario and
   fixtures validate.
 captures: runs the real `rea capture-process` on every example scenario under examples/policy.env
   and `rea compare-process-captures` on the results (both modes), and validates every record.
-  Negative scenarios are also given to rea, which must refuse them too.
+  The scenario mutations are given to rea too, without the operator policy so that nothing runs:
+  the rejected ones must fail its parser, the accepted ones must pass it.
 
 Without a part, both run. Every failure names the file or case and the schema's complaint; the
 exit status is 1 when anything failed.
@@ -460,8 +461,11 @@ class Runner:
         self.env["TMPDIR"] = tmp
         self.count = 0
 
-    def run(self, args):
-        result = subprocess.run([self.rea] + args, env=self.env, cwd=self.tmp,
+    def run(self, args, policy=True):
+        # Without the policy rea parses a scenario and then refuses to run it.
+        env = self.env if policy else {k: v for k, v in self.env.items()
+                                       if not k.startswith("REA_")}
+        result = subprocess.run([self.rea] + args, env=env, cwd=self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=240)
         return result.returncode, result.stdout.decode("utf-8", "replace"), \
             result.stderr.decode("utf-8", "replace")
@@ -531,10 +535,20 @@ def check_produced_records(build_dir):
         base = base_scenario()
         for name, change in SCENARIO_REJECTED:
             path = runner.write(mutated(base, change))
-            code, out, _ = runner.run(["capture-process", path])
-            if code != 1 or '"invalid_input"' not in out:
+            code, out, _ = runner.run(["capture-process", path], policy=False)
+            if code != 1 or "The scenario is invalid" not in out:
                 fail("rea on scenario mutation '%s'" % name,
-                     "rea should refuse it as invalid_input, exited %d: %s" % (code, out[:300]))
+                     "rea should refuse it as an invalid scenario, exited %d: %s"
+                     % (code, out[:300]))
+            else:
+                ok()
+        for name, change in SCENARIO_ACCEPTED:
+            path = runner.write(mutated(base, change))
+            code, out, _ = runner.run(["capture-process", path], policy=False)
+            if code != 1 or "The scenario is invalid" in out:
+                fail("rea on scenario mutation '%s'" % name,
+                     "rea should accept the scenario and refuse only the disabled capture, "
+                     "exited %d: %s" % (code, out[:300]))
             else:
                 ok()
 
