@@ -8,7 +8,8 @@ documents: the three schemas are valid draft 2020-12; every example scenario and
   scenario, capture and comparison are rejected (or, for what rea accepts, accepted); the capture
   fixtures validate.
 captures: runs the real `rea capture-process` on every example scenario under examples/policy.env
-  and `rea compare-process-captures` on the results (both modes), and validates every record.
+  and `rea compare-process-captures` on the results and on altered copies (other output, later
+  output, truncated; default and baseline modes, zero tolerance), and validates every record.
   The scenario mutations are given to rea too, without the operator policy so that nothing runs:
   the rejected ones must fail its parser, the accepted ones must pass it. Likewise every capture
   mutation, with its evidence_id recomputed, is given to `rea compare-process-captures`, which must
@@ -583,6 +584,39 @@ def check_capture_mutations_with_rea(runner, fixture):
             ok()
 
 
+def compare_variants(runner, original, record):
+    """Comparisons of a real capture with altered copies of it (resealed; the capture's own
+    commitments do not cover what is altered), so that rea writes every kind of comparison:
+    content and timing divergences in both modes and the truncated short-circuit."""
+    def altered(name, change):
+        document = resealed(mutated(record, change))
+        return name, runner.write(document)
+
+    def shift(r):
+        for frame in r["normalized_result"]["frames"]:
+            frame["at_ms"] += 1000
+
+    def rewrite(r):
+        frames = r["normalized_result"]["frames"]
+        frames[:] = [{"sequence": 0, "at_ms": frames[0]["at_ms"] if frames else 0,
+                      "data": "something else\r\n"}]
+
+    variants = [altered("other output", rewrite), altered("later output", shift),
+                altered("truncated", set_at(["normalized_result", "truncated"], True))]
+    for name, path in variants:
+        for options in ([], ["--baseline-semantics"], ["--timing-tolerance-ms", "0"]):
+            result = compare(runner, original, path, "comparison with %s %s" % (name, options),
+                             options)
+            if result is None:
+                continue
+            comparison = result["normalized_result"]
+            expected = "unknown" if name == "truncated" else "found"
+            if comparison["first_divergence"]["status"] != expected:
+                fail("comparison with %s %s" % (name, options),
+                     "first_divergence should be %s: %s" % (expected,
+                                                           comparison["first_divergence"]))
+
+
 def check_produced_records(build_dir):
     rea = os.path.join(build_dir, "bin", "rea")
     if not os.access(rea, os.X_OK):
@@ -602,6 +636,7 @@ def check_produced_records(build_dir):
             compare(runner, produced[hello], again, "baseline comparison of two hello captures",
                     ["--baseline-semantics"])
             record = load(produced[hello])
+            compare_variants(runner, produced[hello], record)
             # The frame check on a real record: a frame must carry its data.
             if record["normalized_result"]["frames"]:
                 broken = mutated(record, lambda r: r["normalized_result"]["frames"][0].pop("data"))
