@@ -1,5 +1,7 @@
 #include "helpers/common/standalone.h"
 
+#include <vector>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <kj/debug.h>
@@ -19,12 +21,13 @@ evidence::Json readJsonRequest(kj::StringPtr path) {
     owned = kj::AutoCloseFd(fd);
   }
   std::string text;
-  char buffer[65536];
+  // On the heap: kj's debug check wants its ExceptionCallback (KJ_CONTEXT) near the stack top.
+  std::vector<char> buffer(65536);
   for (;;) {
     ssize_t n;
-    KJ_SYSCALL(n = read(fd, buffer, sizeof(buffer)), path);
+    KJ_SYSCALL(n = read(fd, buffer.data(), buffer.size()), path);
     if (n == 0) break;
-    text.append(buffer, size_t(n));
+    text.append(buffer.data(), size_t(n));
   }
   auto parsed = evidence::Json::parse(text, nullptr, /*allow_exceptions=*/false);
   KJ_REQUIRE(!parsed.is_discarded(), "request is not valid JSON", path);
