@@ -10,6 +10,7 @@
 #include "evidence/normalise.h"
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
+#include "supervisor/assemble-filesystem.h"
 
 namespace rea::supervisor {
 namespace {
@@ -233,14 +234,11 @@ Manifest assembleManifest(const Scenario& scenario, const AssemblyInputs& inputs
   return manifest;
 }
 
-Checkpoint emptyCheckpoint(std::string name, int64_t atMs) {
-  Checkpoint checkpoint;
-  checkpoint.name = std::move(name);
-  checkpoint.atMs = atMs;
-  return checkpoint;
-}
-
 }  // namespace
+
+evidence::NormaliseContext scenarioNormaliseContext(const evidence::Scenario& scenario) {
+  return baseContext(scenario);
+}
 
 Capture assembleCapture(const AssemblyInputs& inputs) {
   const Scenario& scenario = inputs.scenario;
@@ -261,13 +259,17 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock);
 
-  // Checkpoints (B §6.10): no filesystem roots can be declared yet, so both snapshots are empty.
+  // Checkpoints and snapshots (B §6.9, §6.10): assemble-filesystem.c++.
   int64_t completedMs = std::max<int64_t>(0, inputs.completedAtRealMs - run.t0RealMs);
-  capture.filesystemCheckpoints.push_back(emptyCheckpoint("before", 0));
-  capture.filesystemCheckpoints.push_back(
-      emptyCheckpoint("after_settlement", bucketMs(completedMs, clock.bucket)));
+  auto filesystem = assembleFilesystem(run.filesystem, run.t0MonoNs, clock.bucket,
+                                       bucketMs(completedMs, clock.bucket));
+  capture.filesystemCheckpoints = std::move(filesystem.checkpoints);
+  capture.filesBefore = std::move(filesystem.filesBefore);
+  capture.filesAfter = std::move(filesystem.filesAfter);
+  capture.filesystemEffects = std::move(filesystem.effects);
 
-  capture.truncated = run.pty.outputTruncated || !run.lostHelpers.empty();
+  capture.truncated =
+      run.pty.outputTruncated || filesystem.truncated || !run.lostHelpers.empty();
   capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
   capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
@@ -279,6 +281,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
     std::string reason = "Lost helper: " + lost.reason +
                          "; its observations after that moment are missing.";
     capture.limitations.push_back(reason);
+    if (lost.helper == "fswatch") {
+      capture.residualUnknowns.push_back({ResidualScope::FILESYSTEM, reason});
+      continue;
+    }
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});
     capture.residualUnknowns.push_back({ResidualScope::INTERACTION, reason});
     if (!run.pty.exit) capture.residualUnknowns.push_back({ResidualScope::EXIT, reason});

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "evidence/capture.h"
+#include "evidence/normalise.h"
 #include "evidence/scenario.h"
 #include "supervisor/capture-run.h"
 
@@ -26,5 +27,10 @@ struct AssemblyInputs {
 };
 
 evidence::Capture assembleCapture(const AssemblyInputs& inputs);
+
+evidence::NormaliseContext scenarioNormaliseContext(const evidence::Scenario& scenario);
+// N's scenario-given arguments (B §4.6.1: secrets, sensitive echoes, paths, pids and ports
+// switches, patterns); callers add the temporary root and pids. Terminal-literal checkpoints
+// match against text normalised with it, exactly as the frames are.
 
 }  // namespace rea::supervisor

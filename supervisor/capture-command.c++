@@ -56,9 +56,6 @@ PolicyRequest policyRequestFor(const Scenario& scenario) {
 
 // Features whose helpers are not part of this build yet: refused plainly, never faked.
 std::optional<std::string> unsupportedFeature(const Scenario& scenario) {
-  if (!scenario.filesystemRoots.empty() || !scenario.checkpoints.empty()) {
-    return "Filesystem roots and checkpoints are not implemented yet in this build of rea.";
-  }
   if (!scenario.commandShims.empty()) {
     return "Command shims are not implemented yet in this build of rea.";
   }
@@ -104,6 +101,12 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.settleMs = scenario.settleMs;
   request.maxFrames = static_cast<uint32_t>(scenario.limits.frames);
   request.maxOutputBytes = static_cast<uint64_t>(scenario.limits.outputBytes);
+  request.filesystem.roots = scenario.filesystemRoots;
+  request.filesystem.limits.files = static_cast<uint64_t>(scenario.limits.files);
+  request.filesystem.limits.fileBytes = static_cast<uint64_t>(scenario.limits.fileBytes);
+  request.filesystem.limits.depth = static_cast<uint64_t>(scenario.limits.filesystemDepth);
+  request.filesystem.checkpoints = scenario.checkpoints;
+  request.filesystem.terminalContext = scenarioNormaliseContext(scenario);
   return request;
 }
 
@@ -140,6 +143,11 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
     return outcome;
   }
   auto& runResult = KJ_ASSERT_NONNULL(result);
+  if (runResult.filesystem.failure) {
+    // B §6.9/§6.10: an unreadable entry fails the capture (after its cleanup ran).
+    outcome.error = processCaptureFailed(*runResult.filesystem.failure);
+    return outcome;
+  }
   if (runResult.cleanupFailure) {
     outcome.error = cleanupIncomplete(*runResult.cleanupFailure);
     return outcome;

@@ -37,10 +37,12 @@ struct CaptureState {
   CaptureRunRequest request;
   TempRoot root;
   CaptureRunResult result;
+  kj::Own<CheckpointDriver> checkpoints;  // before `pty`: it outlives the link it observes
   kj::Own<PtyLink> pty;
   kj::Maybe<kj::Own<OwnedGroupGuard>> groupGuard;
 
-  explicit CaptureState(CaptureRunRequest request) : request(std::move(request)) {}
+  CaptureState(CaptureRunRequest request, kj::Own<CheckpointDriver> checkpoints)
+      : request(std::move(request)), checkpoints(kj::mv(checkpoints)) {}
 
   void noteLost(const HelperFault& fault) {
     for (const auto& lost : result.lostHelpers) {
@@ -86,10 +88,39 @@ uint64_t monotonicNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+namespace {
+
+kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunRequest request,
+                                             kj::Own<CheckpointDriver> checkpoints);
+
+}  // namespace
+
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request) {
-  // Roots left by a rea that was SIGKILLed (no live owner) go first; ours is made next.
+  // Roots left by a rea that was SIGKILLed (no live owner) go first; ours is made later.
   findStaleTempRoots(/*remove=*/true);
-  auto state = kj::heap<CaptureState>(std::move(request));
+  // B §6.1 PREPARE: BEFORE := snapshot(filesystem_roots), before the temp root exists. A
+  // snapshot that cannot read an entry ends the capture here (no temp root, no target).
+  auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
+  auto before = checkpoints->takeBefore();
+  return before.then([&io, request = std::move(request),
+                      checkpoints = kj::mv(checkpoints)]() mutable -> kj::Promise<CaptureRunResult> {
+    if (checkpoints->failed()) {
+      auto finished = checkpoints->finish();
+      return finished.then([checkpoints = kj::mv(checkpoints)]() {
+        CaptureRunResult result;
+        result.filesystem = checkpoints->record();
+        return result;
+      });
+    }
+    return runAfterBefore(io, std::move(request), kj::mv(checkpoints));
+  });
+}
+
+namespace {
+
+kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunRequest request,
+                                             kj::Own<CheckpointDriver> checkpoints) {
+  auto state = kj::heap<CaptureState>(std::move(request), kj::mv(checkpoints));
   auto& s = *state;
   s.result.tempRoot = s.root.path();
   s.result.runToken = newRunToken();
@@ -112,15 +143,18 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
   // T0 (B §4.5): right before the terminal and the PTY are created.
   s.result.t0RealMs = wallClockMs();
   s.result.t0MonoNs = monotonicNs();
-  s.pty = kj::heap<PtyLink>(io);
+  s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot);
+  s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
 
   auto& timer = io.provider->getTimer();
   return s.pty->start(makeLaunch(s, std::move(environment)))
       .then([&s](PtySpawn spawn) {
         s.groupGuard = kj::heap<OwnedGroupGuard>(spawn.rootPid, s.result.runToken);
+        s.checkpoints->spawned(spawn.rootPid);
         return s.pty->whenExited();
       })
       .then([&s, &timer](std::optional<PtyExit> exit) -> kj::Promise<void> {
+        s.checkpoints->rootExited();  // B §6.10: at the start of completion, even on a timeout
         if (!exit) {
           // The pty helper was lost before the root's exit was observed (A13): its target dies
           // with it (PR_SET_PDEATHSIG); settlement cannot be observed from the exit.
@@ -128,12 +162,20 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
         }
         pid_t root = s.pty->record().spawn->rootPid;
         return observeSettlement(timer, {root}, s.result.runToken, s.request.settleMs)
-            .then([&s](SettlementResult settlement) { s.result.settlement = settlement; });
+            .then([&s](SettlementResult settlement) {
+              s.result.settlement = settlement;
+              s.checkpoints->settled();
+            });
       })
+      .then([&s]() { return s.checkpoints->finish(); })  // AFTER, after_settlement
       .then([&s]() { return s.pty->finish(); })
       .then([&s]() {
         s.result.pty = s.pty->record();
         if (s.result.pty.fault) s.noteLost(*s.result.pty.fault);
+        s.result.filesystem = s.checkpoints->record();
+        if (s.result.filesystem.lost) {
+          s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->reason});
+        }
         // B §6.6.3 release, in order, remembering the first failure.
         KJ_IF_MAYBE (guard, s.groupGuard) {
           auto cleanup = (*guard)->release();
@@ -146,5 +188,7 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
       })
       .attach(kj::mv(state));
 }
+
+}  // namespace
 
 }  // namespace rea::supervisor

@@ -23,6 +23,7 @@
 
 #include <kj/async-io.h>
 
+#include "supervisor/checkpoint-driver.h"
 #include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
 #include "supervisor/settlement.h"
@@ -43,10 +44,11 @@ struct CaptureRunRequest {
   int64_t settleMs = 100;
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
+  CheckpointPlan filesystem;  // roots, limits, checkpoints (B §6.9, §6.10)
 };
 
 struct LostHelper {
-  std::string helper;  // "pty"
+  std::string helper;  // "pty", "fswatch"
   std::string reason;  // "the pty helper crashed with signal 11 (SIGSEGV)"
 };
 
@@ -59,6 +61,7 @@ struct CaptureRunResult {
   std::optional<SettlementResult> settlement;  // absent when the root's exit was never observed
   std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;         // A13
+  FilesystemRecord filesystem;  // checkpoints; `failure` set: the capture fails (B §6.10)
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);

@@ -1,0 +1,9 @@
+// rea-fswatch: the fswatch helper (README.md). The skeleton is helpers/common/helper-main; the
+// hooks are in server.c++.
+#include "helpers/common/helper-main.h"
+#include "helpers/fswatch/server.h"
+
+int main(int argc, char** argv) {
+  auto spec = rea::helper::fswatchHelperSpec();
+  return rea::helper::helperMain(argc, argv, spec);
+}

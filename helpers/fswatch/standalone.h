@@ -1,0 +1,40 @@
+#pragma once
+// The fswatch helper alone: `rea-fswatch --standalone request.json`, with the request
+//   {"roots": ["/abs/path", ...], "files": N, "fileBytes": N, "depth": N,
+//    "backend": "auto"|"plain"|"uring"}          (all but "roots" optional: B §3.6 defaults)
+// prints one snapshot as JSON lines:
+//   {"entry": {"path", "type", "mode", "size", "sha256", "symlink_target"}}   (traversal order)
+//   {"done": {"truncated": B, "backend": "plain"|"uring"}}
+// or, when an entry cannot be read, the entries are not printed and the last line is
+//   {"failure": {"path", "entry", "operation", "error", "message"}}
+// Names that are not UTF-8 are printed with U+FFFD replacements (the JSON must stay valid).
+//
+// Errors: snapshotRequestFromJson throws FAILED naming the first malformed field.
+
+#include <kj/async.h>
+
+#include <string>
+#include <vector>
+
+#include "evidence/json.h"
+#include "helpers/common/helper-main.h"
+#include "helpers/fswatch/snapshot.h"
+
+namespace rea::helper {
+
+struct SnapshotRequest {
+  std::vector<std::string> roots;
+  SnapshotLimits limits;
+  SnapshotBackend backend = SnapshotBackend::AUTO;
+};
+
+SnapshotRequest snapshotRequestFromJson(const evidence::Json& request);
+
+void checkSnapshotRequest(const std::vector<std::string>& roots, const SnapshotLimits& limits);
+// The ranges of SPEC B §3.1/§3.6 (≤16 roots, each absolute; files 1-100000, fileBytes
+// 1-100000000, depth 1-64); throws FAILED otherwise. The RPC server applies it too.
+
+kj::Promise<void> runFswatchStandalone(HelperContext& context, const evidence::Json& request,
+                                       JsonLines& out);
+
+}  // namespace rea::helper
