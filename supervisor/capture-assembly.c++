@@ -10,6 +10,7 @@
 #include "evidence/normalise.h"
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
+#include "supervisor/assemble-shim.h"
 
 namespace rea::supervisor {
 namespace {
@@ -251,6 +252,7 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   NormaliseContext terminalContext = base;
   terminalContext.temporaryRoot = run.tempRoot;
   if (run.pty.spawn) terminalContext.pids = {run.pty.spawn->rootPid};
+  if (run.shims) terminalContext.harnessPorts.push_back(run.shims->port);  // A5
   ChunkNormaliser terminalText(terminalContext);
 
   Capture capture;
@@ -260,6 +262,11 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock);
+  if (run.shims) {
+    // B §7.3: arguments and directory normalised with N(·, TMP, root pid), like the terminal.
+    capture.shimEvents = assembleShimEvents(
+        *run.shims, [&clock](uint64_t atNs) { return clock.bucketed(atNs); }, terminalContext);
+  }
 
   // Checkpoints (B §6.10): no filesystem roots can be declared yet, so both snapshots are empty.
   int64_t completedMs = std::max<int64_t>(0, inputs.completedAtRealMs - run.t0RealMs);
@@ -267,7 +274,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesystemCheckpoints.push_back(
       emptyCheckpoint("after_settlement", bucketMs(completedMs, clock.bucket)));
 
-  capture.truncated = run.pty.outputTruncated || !run.lostHelpers.empty();
+  capture.truncated = run.pty.outputTruncated || !run.lostHelpers.empty() ||
+                      (run.shims && run.shims->truncated);
   capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
   capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
@@ -279,6 +287,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
     std::string reason = "Lost helper: " + lost.reason +
                          "; its observations after that moment are missing.";
     capture.limitations.push_back(reason);
+    if (lost.helper == "shim") {
+      capture.residualUnknowns.push_back({ResidualScope::SHIM, reason});
+      continue;
+    }
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});
     capture.residualUnknowns.push_back({ResidualScope::INTERACTION, reason});
     if (!run.pty.exit) capture.residualUnknowns.push_back({ResidualScope::EXIT, reason});

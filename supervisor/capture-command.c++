@@ -59,9 +59,6 @@ std::optional<std::string> unsupportedFeature(const Scenario& scenario) {
   if (!scenario.filesystemRoots.empty() || !scenario.checkpoints.empty()) {
     return "Filesystem roots and checkpoints are not implemented yet in this build of rea.";
   }
-  if (!scenario.commandShims.empty()) {
-    return "Command shims are not implemented yet in this build of rea.";
-  }
   if (!scenario.replay.http.empty() || !scenario.replay.websocketMessages.empty() ||
       !scenario.replay.websocketConnections.empty()) {
     return "Loopback HTTP/WebSocket replay is not implemented yet in this build of rea.";
@@ -104,6 +101,8 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.settleMs = scenario.settleMs;
   request.maxFrames = static_cast<uint32_t>(scenario.limits.frames);
   request.maxOutputBytes = static_cast<uint64_t>(scenario.limits.outputBytes);
+  request.commandShims = scenario.commandShims;
+  request.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);
   return request;
 }
 

@@ -26,6 +26,7 @@
 #include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
 #include "supervisor/settlement.h"
+#include "supervisor/shim-link.h"
 
 namespace rea::supervisor {
 
@@ -43,6 +44,9 @@ struct CaptureRunRequest {
   int64_t settleMs = 100;
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
+  // Command shims (B §7): the scenario's `command_shims` and `limits.protocol_events`.
+  std::vector<evidence::CommandShim> commandShims;
+  uint32_t protocolEvents = 10000;
 };
 
 struct LostHelper {
@@ -59,6 +63,7 @@ struct CaptureRunResult {
   std::optional<SettlementResult> settlement;  // absent when the root's exit was never observed
   std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;         // A13
+  std::optional<ShimRecord> shims;             // set when shims were declared (shim-run.h)
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);
