@@ -22,8 +22,9 @@ Json shimScenario(const std::string& script, const Json& shims) {
 }
 
 Json route(const Json& arguments, const Json& outputs, const Json& termination, int maxCalls = 1) {
+  // A one-element brace list of Json is that element, not an array: wrap a lone output.
   return Json{{"arguments", arguments},
-              {"outputs", outputs},
+              {"outputs", outputs.is_object() ? Json::array({outputs}) : outputs},
               {"termination", termination},
               {"max_calls", maxCalls}};
 }

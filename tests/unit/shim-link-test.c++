@@ -123,7 +123,9 @@ TEST(ShimLink, WritesTheShimsServesTheLedgerAndRecordsValidatedCalls) {
     EXPECT_EQ(record.calls[i].sequence, i);
     EXPECT_EQ(record.calls[i].command, "tool");
     EXPECT_FALSE(record.calls[i].workingDirectory.empty());
-    if (i > 0) EXPECT_LE(record.calls[i - 1].atNs, record.calls[i].atNs);
+    if (i > 0) {
+      EXPECT_LE(record.calls[i - 1].atNs, record.calls[i].atNs);
+    }
   }
   ASSERT_TRUE(record.helperEnd.has_value());
   EXPECT_EQ(record.helperEnd->kind, HelperEnd::Kind::STOPPED_BY_US);
