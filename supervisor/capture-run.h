@@ -1,8 +1,9 @@
 #pragma once
 // One capture run (SPEC B §6.1 PREPARE..FINISH, the parts that touch the system): creates the
-// private temp root and run token, composes the target's environment, sets T0, starts the pty
-// helper, waits for the root's exit, observes settlement, ends the pty job, cleans up the
-// capture's owned processes and removes the temp root. Everything observed is returned raw
+// private temp root and run token, sets T0, starts the shim helper when shims are declared
+// (shim-run.h), composes the target's environment, starts the pty helper, waits for the root's
+// exit, observes settlement, ends the pty job and the shim ledger, cleans up the capture's owned
+// processes and removes the temp root. Everything observed is returned raw
 // (monotonic times, unnormalised text); capture-assembly turns it into the capture object.
 //
 // Cleanup always happens: the temp root and the owned process group are released by RAII

@@ -3,6 +3,7 @@
 #include "supervisor/shim-link.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,12 +15,91 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
+#include <capnp/rpc-twoparty.h>
+
+#include "schema/shim.capnp.h"
 #include "supervisor/temp-root.h"
 
 namespace rea::supervisor {
 namespace {
 
 const char* HELPER_DIR = REA_BINARY_DIR "/bin";
+
+// ---- A lying rea-shim -------------------------------------------------------------------
+// This test binary doubles as a fake helper: started through a symlink `<dir>/<lie>/rea-shim`,
+// it serves schema/shim.capnp on fd 3 and, when asked to finish, pushes the events of `<lie>`.
+
+uint64_t nowNs();
+
+void fillLie(const std::string& lie, capnp::List<schema::ShimInvocation>::Builder events) {
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    auto event = events[i];
+    event.setSequence(i);
+    event.setAtNs(nowNs());
+    event.setCommand("tool");
+    event.initArguments(1).set(0, "a");
+    event.setWorkingDirectory("/");
+    event.setRouteIndex(0);
+    event.setOutcome(schema::ShimInvocation::Outcome::MATCHED);
+  }
+  auto first = events[0];
+  if (lie == "wrong-route") first.setRouteIndex(1);
+  if (lie == "unmatched-with-route") first.setOutcome(schema::ShimInvocation::Outcome::UNMATCHED);
+  if (lie == "exhausted-too-early") first.setOutcome(schema::ShimInvocation::Outcome::EXHAUSTED);
+  if (lie == "future") first.setAtNs(nowNs() + 10000000000ull);
+  if (lie == "gap") first.setSequence(1);
+  if (lie == "not-utf8") first.setCommand(kj::StringPtr("\xff\xfe"));
+}
+
+class FakeJob final : public schema::ShimJob::Server {
+ public:
+  FakeJob(schema::ShimSink::Client sink, std::string lie) : sink(kj::mv(sink)), lie(kj::mv(lie)) {}
+  kj::Promise<void> finish(FinishContext) override {
+    auto push = sink.pushRequest();
+    fillLie(lie, push.initEvents(lie == "over-max" ? 2 : 1));
+    return push.send().then([this]() {
+      auto done = sink.doneRequest();
+      done.initSummary();
+      return done.send().ignoreResult();
+    });
+  }
+
+ private:
+  schema::ShimSink::Client sink;
+  std::string lie;
+};
+
+class FakeShim final : public schema::Shim::Server {
+ public:
+  explicit FakeShim(std::string lie) : lie(kj::mv(lie)) {}
+  kj::Promise<void> start(StartContext call) override {
+    call.getResults().setPort(9);
+    call.getResults().setJob(kj::heap<FakeJob>(call.getParams().getSink(), lie));
+    return kj::READY_NOW;
+  }
+
+ private:
+  std::string lie;
+};
+
+__attribute__((constructor)) void actAsAFakeHelperWhenCalledRea_shim() {
+  std::ifstream cmdline("/proc/self/cmdline");
+  std::string argv0;
+  std::getline(cmdline, argv0, '\0');
+  const std::string suffix = "/rea-shim";
+  if (argv0.size() <= suffix.size() ||
+      argv0.compare(argv0.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return;
+  }
+  std::string dir = argv0.substr(0, argv0.size() - suffix.size());
+  std::string lie = dir.substr(dir.rfind('/') + 1);
+  auto io = kj::setupAsyncIo();
+  auto stream = io.lowLevelProvider->wrapSocketFd(3, kj::LowLevelAsyncIoProvider::TAKE_OWNERSHIP);
+  capnp::TwoPartyVatNetwork network(*stream, capnp::rpc::twoparty::Side::SERVER);
+  auto rpc = capnp::makeRpcServer(network, kj::heap<FakeShim>(lie));
+  network.onDisconnect().wait(io.waitScope);
+  _exit(0);
+}
 
 uint64_t nowNs() {
   struct timespec ts;
@@ -195,6 +275,46 @@ TEST(ShimLink, RefusesALaunchOutOfRangeBeforeSpawningAnything) {
     launch.shims[0].name = "../escape";
     EXPECT_ANY_THROW(link.start(std::move(launch)).wait(io.waitScope));
   }
+  EXPECT_TRUE(childrenNamed("rea-shim").empty());
+}
+
+TEST(ShimLink, StopsAHelperWhoseEventsBreakThePlanAndRecordsTheFault) {
+  // Rules 10 and 11 of B §5.4 and the stream's own rules hold whatever a helper claims.
+  char pattern[] = "/tmp/rea-fake-shim-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  std::string base = pattern;
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  ASSERT_GT(n, 0);
+  self[n] = 0;
+  const std::vector<std::pair<std::string, std::string>> lies = {
+      {"wrong-route", "a route that is not the one the arguments match"},
+      {"over-max", "more matched calls than max_calls"},
+      {"unmatched-with-route", "an unmatched call with a route"},
+      {"exhausted-too-early", "an exhausted route with calls left"},
+      {"future", "a timestamp in the future"},
+      {"gap", "a sequence that is not contiguous"},
+      {"not-utf8", "a command that is not UTF-8"},
+  };
+  for (const auto& [lie, problem] : lies) {
+    std::string dir = base + "/" + lie;
+    ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+    ASSERT_EQ(symlink(self, (dir + "/rea-shim").c_str()), 0);
+    auto io = kj::setupAsyncIo();
+    Fixture fixture;
+    ShimLink link(io, dir);
+    link.start(fixture.launch()).wait(io.waitScope);
+    link.finish().wait(io.waitScope);
+    const ShimRecord& record = link.record();
+    ASSERT_TRUE(record.fault.has_value()) << lie;
+    EXPECT_EQ(record.fault->reason,
+              "the shim helper sent an invalid event (" + problem + ") and was stopped")
+        << lie;
+    EXPECT_FALSE(record.streamDone) << lie;
+    unlink((dir + "/rea-shim").c_str());
+    rmdir(dir.c_str());
+  }
+  rmdir(base.c_str());
   EXPECT_TRUE(childrenNamed("rea-shim").empty());
 }
 
