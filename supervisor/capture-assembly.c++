@@ -11,6 +11,7 @@
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
 #include "supervisor/assemble-filesystem.h"
+#include "supervisor/assemble-shim.h"
 
 namespace rea::supervisor {
 namespace {
@@ -249,6 +250,7 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   NormaliseContext terminalContext = base;
   terminalContext.temporaryRoot = run.tempRoot;
   if (run.pty.spawn) terminalContext.pids = {run.pty.spawn->rootPid};
+  if (run.shims) terminalContext.harnessPorts.push_back(run.shims->port);  // A5
   ChunkNormaliser terminalText(terminalContext);
 
   Capture capture;
@@ -258,6 +260,11 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock);
+  if (run.shims) {
+    // B §7.3: arguments and directory normalised with N(·, TMP, root pid), like the terminal.
+    capture.shimEvents = assembleShimEvents(
+        *run.shims, [&clock](uint64_t atNs) { return clock.bucketed(atNs); }, terminalContext);
+  }
 
   // Checkpoints and snapshots (B §6.9, §6.10): assemble-filesystem.c++.
   int64_t completedMs = std::max<int64_t>(0, inputs.completedAtRealMs - run.t0RealMs);
@@ -268,8 +275,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesAfter = std::move(filesystem.filesAfter);
   capture.filesystemEffects = std::move(filesystem.effects);
 
-  capture.truncated =
-      run.pty.outputTruncated || filesystem.truncated || !run.lostHelpers.empty();
+  capture.truncated = run.pty.outputTruncated || filesystem.truncated ||
+                      !run.lostHelpers.empty() || (run.shims && run.shims->truncated);
   capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
   capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
@@ -283,6 +290,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
     capture.limitations.push_back(reason);
     if (lost.helper == "fswatch") {
       capture.residualUnknowns.push_back({ResidualScope::FILESYSTEM, reason});
+      continue;
+    }
+    if (lost.helper == "shim") {
+      capture.residualUnknowns.push_back({ResidualScope::SHIM, reason});
       continue;
     }
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});

@@ -56,9 +56,6 @@ PolicyRequest policyRequestFor(const Scenario& scenario) {
 
 // Features whose helpers are not part of this build yet: refused plainly, never faked.
 std::optional<std::string> unsupportedFeature(const Scenario& scenario) {
-  if (!scenario.commandShims.empty()) {
-    return "Command shims are not implemented yet in this build of rea.";
-  }
   if (!scenario.replay.http.empty() || !scenario.replay.websocketMessages.empty() ||
       !scenario.replay.websocketConnections.empty()) {
     return "Loopback HTTP/WebSocket replay is not implemented yet in this build of rea.";
@@ -107,6 +104,8 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.filesystem.limits.depth = static_cast<uint64_t>(scenario.limits.filesystemDepth);
   request.filesystem.checkpoints = scenario.checkpoints;
   request.filesystem.terminalContext = scenarioNormaliseContext(scenario);
+  request.commandShims = scenario.commandShims;
+  request.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);
   return request;
 }
 

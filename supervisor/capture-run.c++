@@ -8,6 +8,7 @@
 #include <kj/debug.h>
 
 #include "supervisor/run-token.h"
+#include "supervisor/shim-run.h"
 #include "supervisor/target-environment.h"
 #include "supervisor/temp-root.h"
 
@@ -39,6 +40,7 @@ struct CaptureState {
   CaptureRunResult result;
   kj::Own<CheckpointDriver> checkpoints;  // before `pty`: it outlives the link it observes
   kj::Own<PtyLink> pty;
+  kj::Own<ShimRun> shims;
   kj::Maybe<kj::Own<OwnedGroupGuard>> groupGuard;
 
   CaptureState(CaptureRunRequest request, kj::Own<CheckpointDriver> checkpoints)
@@ -133,21 +135,29 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
   inputs.homePath = s.root.homePath();
   inputs.shimsPath = s.root.shimsPath();
   inputs.runToken = s.result.runToken;
-  auto environment =
-      composeTargetEnvironment(inputs, [](const std::string& name) -> std::optional<std::string> {
-        const char* value = getenv(name.c_str());
-        if (value == nullptr) return std::nullopt;
-        return std::string(value);
-      });
+  auto composeEnvironment = [inputs](std::optional<std::string> shimLedgerUrl) mutable {
+    inputs.shimLedgerUrl = std::move(shimLedgerUrl);
+    return composeTargetEnvironment(inputs,
+                                    [](const std::string& name) -> std::optional<std::string> {
+                                      const char* value = getenv(name.c_str());
+                                      if (value == nullptr) return std::nullopt;
+                                      return std::string(value);
+                                    });
+  };
 
-  // T0 (B §4.5): right before the terminal and the PTY are created.
+  // T0 (B §4.5): right before the terminal, the shim ledger and the PTY are created.
   s.result.t0RealMs = wallClockMs();
   s.result.t0MonoNs = monotonicNs();
   s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot);
   s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
+  s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
+                              s.root.shimsPath());
 
   auto& timer = io.provider->getTimer();
-  return s.pty->start(makeLaunch(s, std::move(environment)))
+  return s.shims->start(s.result.t0MonoNs)
+      .then([&s, composeEnvironment](std::optional<std::string> ledgerUrl) mutable {
+        return s.pty->start(makeLaunch(s, composeEnvironment(std::move(ledgerUrl))));
+      })
       .then([&s](PtySpawn spawn) {
         s.groupGuard = kj::heap<OwnedGroupGuard>(spawn.rootPid, s.result.runToken);
         s.checkpoints->spawned(spawn.rootPid);
@@ -169,6 +179,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       })
       .then([&s]() { return s.checkpoints->finish(); })  // AFTER, after_settlement
       .then([&s]() { return s.pty->finish(); })
+      .then([&s]() { return s.shims->finish(s.result); })
       .then([&s]() {
         s.result.pty = s.pty->record();
         if (s.result.pty.fault) s.noteLost(*s.result.pty.fault);

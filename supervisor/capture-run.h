@@ -1,8 +1,9 @@
 #pragma once
 // One capture run (SPEC B §6.1 PREPARE..FINISH, the parts that touch the system): creates the
-// private temp root and run token, composes the target's environment, sets T0, starts the pty
-// helper, waits for the root's exit, observes settlement, ends the pty job, cleans up the
-// capture's owned processes and removes the temp root. Everything observed is returned raw
+// private temp root and run token, sets T0, starts the shim helper when shims are declared
+// (shim-run.h), composes the target's environment, starts the pty helper, waits for the root's
+// exit, observes settlement, ends the pty job and the shim ledger, cleans up the capture's owned
+// processes and removes the temp root. Everything observed is returned raw
 // (monotonic times, unnormalised text); capture-assembly turns it into the capture object.
 //
 // Cleanup always happens: the temp root and the owned process group are released by RAII
@@ -27,6 +28,7 @@
 #include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
 #include "supervisor/settlement.h"
+#include "supervisor/shim-link.h"
 
 namespace rea::supervisor {
 
@@ -45,6 +47,9 @@ struct CaptureRunRequest {
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
   CheckpointPlan filesystem;  // roots, limits, checkpoints (B §6.9, §6.10)
+  // Command shims (B §7): the scenario's `command_shims` and `limits.protocol_events`.
+  std::vector<evidence::CommandShim> commandShims;
+  uint32_t protocolEvents = 10000;
 };
 
 struct LostHelper {
@@ -62,6 +67,7 @@ struct CaptureRunResult {
   std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;         // A13
   FilesystemRecord filesystem;  // checkpoints; `failure` set: the capture fails (B §6.10)
+  std::optional<ShimRecord> shims;             // set when shims were declared (shim-run.h)
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);

@@ -50,10 +50,12 @@ ShimAnswer ShimLedger::invoke(ShimInvocation invocation, uint64_t atNs) {
 
   if (recorded.size() >= limit) {
     isTruncated = true;
+    ++dropped;
   } else {
     recorded.push_back({static_cast<uint32_t>(recorded.size()), atNs, std::move(invocation.command),
                         answer.routeIndex, std::move(invocation.arguments),
                         std::move(invocation.workingDirectory), answer.outcome});
+    if (recordedObserver) recordedObserver(recorded.back());
   }
   return answer;
 }

@@ -7,6 +7,7 @@
 // Errors: none thrown after construction; every invocation gets an answer.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,11 @@ class ShimLedger {
   // In sequence order. An RPC front end can stream them by remembering how many it has sent.
   bool truncated() const { return isTruncated; }
   // True once an invocation went unrecorded because of the limit.
+  uint64_t droppedCount() const { return dropped; }
+  // How many invocations went unrecorded (answered all the same); 0 exactly when not truncated.
+  void onRecorded(std::function<void(const ShimEvent&)> observer) { recordedObserver = observer; }
+  // Called with each event right after it is recorded (inside invoke(), before the answer is
+  // sent): how the RPC front end streams events to the supervisor as they happen.
   const ShimPlan& plan() const { return shimPlan; }
   uint32_t callCount(size_t shimIndex, size_t routeIndex) const;
   // Matched calls so far of one declared route.
@@ -66,6 +72,8 @@ class ShimLedger {
   std::vector<std::vector<uint32_t>> counters;       // [shim][route], matched calls
   std::vector<ShimEvent> recorded;
   bool isTruncated = false;
+  uint64_t dropped = 0;
+  std::function<void(const ShimEvent&)> recordedObserver;
 };
 
 }  // namespace rea::helper

@@ -105,6 +105,20 @@ TEST(ShimLedger, StopsRecordingAtTheLimitButKeepsAnswering) {
   EXPECT_EQ(ledger.invoke(call("t", {}), 4).outcome, ShimOutcome::EXHAUSTED);
   EXPECT_EQ(ledger.events().size(), 2u);
   EXPECT_EQ(ledger.callCount(0, 0), 3u);
+  EXPECT_EQ(ledger.droppedCount(), 2u);
+}
+
+TEST(ShimLedger, TellsItsObserverAboutEachRecordedEventOnly) {
+  // The RPC front end streams events through this hook; unrecorded calls must not reach it.
+  ShimLedger ledger(planOf(TWO_ROUTES), 2);
+  std::vector<uint32_t> seen;
+  ledger.onRecorded([&seen](const ShimEvent& event) { seen.push_back(event.sequence); });
+  EXPECT_EQ(ledger.droppedCount(), 0u);
+  ledger.invoke(call("git", {"status"}), 1);
+  ledger.invoke(call("nope", {}), 2);
+  ledger.invoke(call("git", {"status"}), 3);
+  EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(ledger.droppedCount(), 1u);
 }
 
 TEST(ShimLedger, NamesOutcomesAsTheCaptureDoes) {
