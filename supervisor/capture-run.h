@@ -25,6 +25,7 @@
 
 #include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
+#include "supervisor/replay-link.h"
 #include "supervisor/settlement.h"
 
 namespace rea::supervisor {
@@ -43,6 +44,7 @@ struct CaptureRunRequest {
   int64_t settleMs = 100;
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
+  std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
 };
 
 struct LostHelper {
@@ -59,6 +61,7 @@ struct CaptureRunResult {
   std::optional<SettlementResult> settlement;  // absent when the root's exit was never observed
   std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;         // A13
+  std::optional<ReplayRecord> replay;          // when the replay helper ran
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);
