@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 #include <kj/async-io.h>
 
@@ -76,6 +78,34 @@ TEST(ReplayLink, AServedRequestArrivesAsValidatedEvents) {
   }
   ASSERT_TRUE(r.helperEnd.has_value());
   EXPECT_EQ(r.helperEnd->kind, HelperEnd::Kind::STOPPED_BY_US);
+}
+
+TEST(ReplayLink, HostileRequestsAreAnsweredUnderTheFilterAndArriveAsDiagnostics) {
+  auto io = kj::setupAsyncIo();
+  ReplayLink link(io, helperDirectory());
+  ReplayStart start = link.start(launchFor(HELLO_PLAN)).wait(io.waitScope);
+  EXPECT_EQ(curl(io, {}, start.httpUrl + "/hello").out, "hi there\n200");
+  auto bad = helper::test::runProcess(io, {"curl", "-sS", "--max-time", "10", "-o", "/dev/null",
+                                           "-w", "%{http_code}", "-X", "get",
+                                           start.httpUrl + "/hello"})
+                 .wait(io.waitScope);
+  EXPECT_EQ(bad.out, "501");
+  auto big = helper::test::runProcess(io, {"curl", "-sS", "--max-time", "10", "-o", "/dev/null",
+                                           "-w", "%{http_code}", "-H",
+                                           "X-Big: " + std::string(20000, 'b'),
+                                           start.httpUrl + "/hello"})
+                 .wait(io.waitScope);
+  EXPECT_EQ(big.out, "431");
+  link.finish().wait(io.waitScope);
+  const ReplayRecord& r = link.record();
+  EXPECT_FALSE(r.fault.has_value()) << r.fault->reason;
+  ASSERT_GE(r.diagnosticCount, 2u);
+  std::vector<std::string> kinds;
+  for (const auto& d : r.diagnostics)
+    kinds.push_back(d.kind);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "bad_request"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "headers_too_large"), kinds.end());
+  EXPECT_EQ(r.events.size(), 2u);  // only the good request
 }
 
 TEST(ReplayLink, APlanTheHelperRefusesRejectsStart) {
