@@ -12,6 +12,11 @@
 // Errors: the promise rejects (FAILED) when the target could not be started at all; what
 // happens after a successful start (a lost helper, a cleanup that could not be verified) is
 // data in CaptureRunResult.
+//
+// Replay (B §8.1, A9): when the scenario has a replay plan or network_access "loopback", the
+// replay helper starts first (before T0); its URLs go into the target's environment and, for
+// "loopback", its private network namespace is joined by the target. If it cannot start, the
+// run rejects: the target never runs with host networking instead.
 
 #include <sys/types.h>
 

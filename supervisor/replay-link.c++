@@ -274,7 +274,8 @@ void ReplayLink::Impl::holdNamespace(ReplayStart& start) {
   userns = open("user");
   if (sameAsOurs(userns.get(), "/proc/self/ns/user")) userns = nullptr;
   start.netnsPath = kj::str("/proc/", getpid(), "/fd/", netns.get()).cStr();
-  if (userns.get() >= 0) start.usernsPath = kj::str("/proc/", getpid(), "/fd/", userns.get()).cStr();
+  if (userns.get() >= 0)
+    start.usernsPath = kj::str("/proc/", getpid(), "/fd/", userns.get()).cStr();
 }
 
 kj::Promise<void> ReplayLink::Impl::finish(kj::Duration deadline) {
@@ -347,8 +348,7 @@ void ReplayLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ReplayLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the replay helper sent an invalid event (") + what.cStr() +
-           ") and was stopped",
+  lose(std::string("the replay helper sent an invalid event (") + what.cStr() + ") and was stopped",
        true);
 }
 
@@ -441,8 +441,7 @@ bool ReplayLink::Impl::acceptEvent(schema::ProtocolEvent::Reader event, uint64_t
         return violation("a disconnected request"), false;
       }
       // B §4.6.3: a request body never leaves the helper.
-      if (!e.data.empty() && e.data != "<redacted-request-body>" &&
-          e.data != "<body-over-limit>") {
+      if (!e.data.empty() && e.data != "<redacted-request-body>" && e.data != "<body-over-limit>") {
         return violation("request data that is not a placeholder"), false;
       }
       if (e.outcome == ProtocolOutcome::MATCHED) {
@@ -552,10 +551,12 @@ std::optional<std::string> loopbackNetnsUnavailable() {
   if (direct == 0) return std::nullopt;
   int viaUser = tryIn(CLONE_NEWUSER | CLONE_NEWNET);
   if (viaUser == 0) return std::nullopt;
-  return std::string("network_access \"loopback\" needs a private network namespace, and this "
-                     "machine allows none: unshare(CLONE_NEWNET) failed (") +
+  return std::string(
+             "network_access \"loopback\" needs a private network namespace, and this "
+             "machine allows none: unshare(CLONE_NEWNET) failed (") +
          strerror(direct) + ") and so did unshare(CLONE_NEWUSER|CLONE_NEWNET) (" +
-         strerror(viaUser) + "). Run rea as root or enable unprivileged user namespaces; see "
+         strerror(viaUser) +
+         "). Run rea as root or enable unprivileged user namespaces; see "
          "`rea doctor`.";
 }
 

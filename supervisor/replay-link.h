@@ -49,9 +49,9 @@ struct ReplayLaunch {
 
 struct ReplayStart {
   uint16_t port = 0;
-  uint64_t originNs = 0;     // the recorder's clock origin (B §4.5), CLOCK_MONOTONIC
-  std::string httpUrl;       // REA_REPLAY_HTTP_URL
-  std::string websocketUrl;  // REA_REPLAY_WEBSOCKET_URL
+  uint64_t originNs = 0;                  // the recorder's clock origin (B §4.5), CLOCK_MONOTONIC
+  std::string httpUrl;                    // REA_REPLAY_HTTP_URL
+  std::string websocketUrl;               // REA_REPLAY_WEBSOCKET_URL
   std::optional<std::string> netnsPath;   // loopback: the namespace, for the target to join
   std::optional<std::string> usernsPath;  // loopback through a user namespace: join it first
 };

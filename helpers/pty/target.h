@@ -7,8 +7,8 @@
 // until handed on.
 //
 // Errors: spawnTarget throws FAILED when the PTY, the fork or the pidfd cannot be made. A failed
-// namespace join, chdir or exec is not an error here: the child writes one line to the PTY ("execvp(3) failed.:
-// <reason>", as the baseline does) and exits 1, and the capture records that.
+// namespace join, chdir or exec is not an error here: the child writes one line to the PTY
+// ("execvp(3) failed.: <reason>", as the baseline does) and exits 1, and the capture records that.
 
 #include <cstdint>
 #include <kj/io.h>

@@ -79,13 +79,12 @@ void eventToSchema(const ProtocolEvent& event, schema::ProtocolEvent::Builder bu
     builder.getMethod().setNone();
   }
   builder.setPath(event.path ? *event.path : "");
-  builder.setData(kj::arrayPtr(reinterpret_cast<const kj::byte*>(event.data.data()),
-                               event.data.size()));
+  builder.setData(
+      kj::arrayPtr(reinterpret_cast<const kj::byte*>(event.data.data()), event.data.size()));
   builder.setOutcome(outcomeToSchema(event.outcome));
 }
 
-class ReplayJobServer final : public schema::ReplayJob::Server,
-                              private kj::TaskSet::ErrorHandler {
+class ReplayJobServer final : public schema::ReplayJob::Server, private kj::TaskSet::ErrorHandler {
  public:
   ReplayJobServer(HelperContext& context, schema::ReplaySink::Client sinkCap,
                   ReplayJobConfig config)
@@ -160,8 +159,8 @@ class ReplayRpcServer final : public schema::Replay::Server {
     KJ_REQUIRE(!started, "start called twice");
     started = true;
     auto params = call.getParams();
-    auto job = kj::heap<ReplayJobServer>(context, params.getSink(),
-                                         configFromSchema(params.getConfig()));
+    auto job =
+        kj::heap<ReplayJobServer>(context, params.getSink(), configFromSchema(params.getConfig()));
     uint16_t port = job->begin();
     auto results = call.getResults();
     results.setPort(port);

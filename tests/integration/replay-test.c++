@@ -14,13 +14,14 @@ const std::string WS_CLIENT = REA_BINARY_DIR "/bin/rea-ws-client";
 const std::string CURL = "curl -sS --max-time 10 -H 'Expect:' ";
 
 Json replayScenario(const std::string& script, const Json& replay) {
-  return Json{{"approved", true},
-              {"executable", "/bin/sh"},
-              {"arguments", {"-c", "U=$REA_REPLAY_HTTP_URL; W=$REA_REPLAY_WEBSOCKET_URL\n" + script}},
-              {"working_directory", "/tmp"},
-              {"environment", {{"PATH", "/usr/bin:/bin"}}},
-              {"timeout_ms", 30000},
-              {"replay", replay}};
+  return Json{
+      {"approved", true},
+      {"executable", "/bin/sh"},
+      {"arguments", {"-c", "U=$REA_REPLAY_HTTP_URL; W=$REA_REPLAY_WEBSOCKET_URL\n" + script}},
+      {"working_directory", "/tmp"},
+      {"environment", {{"PATH", "/usr/bin:/bin"}}},
+      {"timeout_ms", 30000},
+      {"replay", replay}};
 }
 
 // B §5.4 rule 12, checked here too: a matched HTTP request names a declared route.
@@ -78,11 +79,11 @@ TEST(Replay, CurlSeesMatchedExhaustedUnmatchedDelayedAndDisconnectedRoutes) {
       {"method":"GET","path":"/slow","status":202,"body":"slow","delay_ms":300},
       {"method":"GET","path":"/drop","status":200,"body":"never","disconnect":true}]})");
   std::string script =
-      CURL + "-i \"$U/hello?q=1\" | tr -d '\\r' | grep -E '^(HTTP|X-Replay|hello)'; echo\n" +
-      CURL + "-o /dev/null -w 'exhausted=%{http_code}\\n' \"$U/hello\"\n" +
-      CURL + "-o /dev/null -w 'unmatched=%{http_code}\\n' \"$U/nothing\"\n" +
-      CURL + "-w ' slow=%{http_code}\\n' \"$U/slow\"\n" +
-      CURL + "\"$U/drop\" >/dev/null 2>&1; echo drop=$?\n";
+      CURL + "-i \"$U/hello?q=1\" | tr -d '\\r' | grep -E '^(HTTP|X-Replay|hello)'; echo\n" + CURL +
+      "-o /dev/null -w 'exhausted=%{http_code}\\n' \"$U/hello\"\n" + CURL +
+      "-o /dev/null -w 'unmatched=%{http_code}\\n' \"$U/nothing\"\n" + CURL +
+      "-w ' slow=%{http_code}\\n' \"$U/slow\"\n" + CURL +
+      "\"$U/drop\" >/dev/null 2>&1; echo drop=$?\n";
   auto result = sandbox.capture(replayScenario(script, replay));
   const Json& c = expectValidCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
@@ -144,11 +145,11 @@ TEST(Replay, HeadersAndBodiesSelectTheRouteAndAreNeverRecorded) {
 
 TEST(Replay, ABodyOverTheLimitIsAnswered413AndTruncatesTheCapture) {
   Sandbox sandbox;
-  Json scenario = replayScenario(
-      CURL + "-w ' c=%{http_code}\\n' --data-binary small \"$U/up\"\n" + CURL +
-          "-o /dev/null -w 'big=%{http_code}\\n' --data-binary "
-          "0123456789012345678901234567890123456789 \"$U/up\"\n",
-      Json::parse(R"({"http":[{"method":"POST","path":"/up","status":200,"body":"ok",
+  Json scenario =
+      replayScenario(CURL + "-w ' c=%{http_code}\\n' --data-binary small \"$U/up\"\n" + CURL +
+                         "-o /dev/null -w 'big=%{http_code}\\n' --data-binary "
+                         "0123456789012345678901234567890123456789 \"$U/up\"\n",
+                     Json::parse(R"({"http":[{"method":"POST","path":"/up","status":200,"body":"ok",
                               "max_calls":5}]})"));
   scenario["limits"] = {{"protocol_body_bytes", 16}};
   auto result = sandbox.capture(scenario);
@@ -176,8 +177,7 @@ TEST(Replay, WebSocketScriptsReceivedMessagesDisconnectAndTheConnectionLimit) {
   auto result = sandbox.capture(scenario);
   const Json& c = expectValidCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
-  EXPECT_NE(out.find("# open\r\none\r\ntwo\r\n# close 1000\r\nrc=0\r\n"), std::string::npos)
-      << out;
+  EXPECT_NE(out.find("# open\r\none\r\ntwo\r\n# close 1000\r\nrc=0\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("# open\r\nsecond\r\n"), std::string::npos) << out;
   auto events = summary(c);
   // Connection 1: "hi" arrives while the script runs, so only the sent events are ordered.
@@ -186,10 +186,8 @@ TEST(Replay, WebSocketScriptsReceivedMessagesDisconnectAndTheConnectionLimit) {
     (e.rfind("sent", 0) == 0 ? sent : received).push_back(e);
   EXPECT_EQ(received, (std::vector<std::string>{"received - /ws [hi] matched"}));
   EXPECT_EQ(sent, (std::vector<std::string>{
-                      "sent - /ws [one] matched",
-                      "sent - /ws [two] matched",
-                      "sent - /ws [] disconnected",
-                      "sent - /ws [second] matched",
+                      "sent - /ws [one] matched", "sent - /ws [two] matched",
+                      "sent - /ws [] disconnected", "sent - /ws [second] matched",
                       "sent - /ws [] script_exhausted",  // connection 3: no script left
                   }));  // connection 4 is over limits.connections: no event
   EXPECT_EQ(c["truncated"], true);
@@ -223,7 +221,8 @@ TEST(Replay, ALoopbackScenarioWithoutAPlanStillIsolatesTheTarget) {
   Sandbox sandbox;
   Policy policy;
   policy.allowExternalNetwork = false;
-  Json scenario = replayScenario("echo routes=$(tail -n +2 /proc/net/route | wc -l)\n", Json::object());
+  Json scenario =
+      replayScenario("echo routes=$(tail -n +2 /proc/net/route | wc -l)\n", Json::object());
   scenario.erase("replay");
   scenario["network_access"] = "loopback";
   auto result = sandbox.capture(scenario, policy);
@@ -231,6 +230,46 @@ TEST(Replay, ALoopbackScenarioWithoutAPlanStillIsolatesTheTarget) {
   EXPECT_NE(concatenatedFrames(*result.output).find("routes=0\r\n"), std::string::npos);
   EXPECT_TRUE(c["protocol_events"].empty());
   EXPECT_FALSE(hasScope(c, "network"));
+}
+
+TEST(Replay, RequestsTheServerRefusesBecomeAProtocolResidualUnknown) {
+  Sandbox sandbox;
+  auto result = sandbox.capture(replayScenario(
+      CURL + "-o /dev/null -w 'lower=%{http_code}\\n' -X get \"$U/x\"\n",
+      Json::parse(R"({"http":[{"method":"GET","path":"/x","status":200,"body":"x"}]})")));
+  const Json& c = expectValidCapture(sandbox, result);
+  EXPECT_NE(concatenatedFrames(*result.output).find("lower=501\r\n"), std::string::npos);
+  EXPECT_TRUE(c["protocol_events"].empty());
+  ASSERT_TRUE(hasScope(c, "protocol"));
+  EXPECT_EQ(c["truncated"], false);
+}
+
+TEST(Replay, ALostReplayHelperTruncatesTheCaptureWithAProtocolResidual) {
+  Sandbox sandbox;
+  // The target kills its own capture's helper: the rea-replay whose parent is our rea (the
+  // parent of the pty helper, which is the shell's parent). No other process is touched.
+  std::string script = CURL +
+                       "-w ' c=%{http_code}\\n' \"$U/x\"\n"
+                       "REA=$(ps -o ppid= -p $PPID | tr -d ' ')\n"
+                       "kill -9 $(pgrep -P \"$REA\" -x rea-replay)\n"
+                       "sleep 0.3\n" +
+                       CURL + "\"$U/x\" >/dev/null 2>&1; echo after=$?\n";
+  auto result = sandbox.capture(replayScenario(
+      script, Json::parse(R"({"http":[{"method":"GET","path":"/x","status":200,"body":"x",
+                                      "max_calls":2}]})")));
+  const Json& c = expectValidCapture(sandbox, result);
+  std::string out = concatenatedFrames(*result.output);
+  EXPECT_NE(out.find("x c=200\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("after=7\r\n"), std::string::npos) << out;
+  EXPECT_EQ(c["truncated"], true);
+  bool named = false;
+  for (const auto& r : c["residual_unknowns"]) {
+    if (r["scope"] == "protocol") {
+      named = r["reason"].get<std::string>().find("the replay helper") != std::string::npos;
+    }
+    EXPECT_NE(r["scope"], "terminal");  // the pty helper was not lost
+  }
+  EXPECT_TRUE(named) << c["residual_unknowns"].dump();
 }
 
 TEST(Replay, AResponseHeaderThatCannotBeSentIsAScenarioError) {

@@ -3,7 +3,9 @@
 // a namespace that is not ours where the server answers. Every client talks to 127.0.0.1 only.
 #include "supervisor/replay-link.h"
 
+#include <seccomp.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,15 +87,14 @@ TEST(ReplayLink, HostileRequestsAreAnsweredUnderTheFilterAndArriveAsDiagnostics)
   ReplayLink link(io, helperDirectory());
   ReplayStart start = link.start(launchFor(HELLO_PLAN)).wait(io.waitScope);
   EXPECT_EQ(curl(io, {}, start.httpUrl + "/hello").out, "hi there\n200");
-  auto bad = helper::test::runProcess(io, {"curl", "-sS", "--max-time", "10", "-o", "/dev/null",
-                                           "-w", "%{http_code}", "-X", "get",
-                                           start.httpUrl + "/hello"})
-                 .wait(io.waitScope);
+  auto bad =
+      helper::test::runProcess(io, {"curl", "-sS", "--max-time", "10", "-o", "/dev/null", "-w",
+                                    "%{http_code}", "-X", "get", start.httpUrl + "/hello"})
+          .wait(io.waitScope);
   EXPECT_EQ(bad.out, "501");
-  auto big = helper::test::runProcess(io, {"curl", "-sS", "--max-time", "10", "-o", "/dev/null",
-                                           "-w", "%{http_code}", "-H",
-                                           "X-Big: " + std::string(20000, 'b'),
-                                           start.httpUrl + "/hello"})
+  auto big = helper::test::runProcess(
+                 io, {"curl", "-sS", "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}",
+                      "-H", "X-Big: " + std::string(20000, 'b'), start.httpUrl + "/hello"})
                  .wait(io.waitScope);
   EXPECT_EQ(big.out, "431");
   link.finish().wait(io.waitScope);
@@ -115,11 +116,13 @@ TEST(ReplayLink, APlanTheHelperRefusesRejectsStart) {
       "body":"","response_headers":{"Bad Name":"v"}}]})");
   bool rejected = false;
   link.start(kj::mv(launch))
-      .then([](ReplayStart) {}, [&](kj::Exception&& e) {
-        rejected = true;
-        EXPECT_NE(std::string(e.getDescription().cStr()).find("HTTP token"), std::string::npos)
-            << e.getDescription().cStr();
-      })
+      .then(
+          [](ReplayStart) {},
+          [&](kj::Exception&& e) {
+            rejected = true;
+            EXPECT_NE(std::string(e.getDescription().cStr()).find("HTTP token"), std::string::npos)
+                << e.getDescription().cStr();
+          })
       .wait(io.waitScope);
   EXPECT_TRUE(rejected);
   link.finish().wait(io.waitScope);
@@ -162,6 +165,26 @@ TEST(ReplayLink, ALoopbackStartListensInANamespaceThatIsNotOurs) {
   link.finish().wait(io.waitScope);
   EXPECT_FALSE(link.record().fault.has_value());
   EXPECT_EQ(link.record().events.size(), 2u);
+}
+
+TEST(ReplayLink, WithoutAnyWayToMakeANamespaceTheRefusalSaysWhy) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
+    if (seccomp_load(ctx) != 0) _exit(2);
+    auto why = loopbackNetnsUnavailable();
+    _exit(why &&
+                  why->find("unshare(CLONE_NEWNET) failed (Operation not permitted)") !=
+                      std::string::npos &&
+                  why->find("unshare(CLONE_NEWUSER|CLONE_NEWNET) (Operation not permitted)") !=
+                      std::string::npos
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace

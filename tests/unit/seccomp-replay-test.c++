@@ -62,8 +62,7 @@ TEST(ReplaySeccompPolicy, TheBinaryPrintsTheSamePolicy) {
     std::string url = "http://127.0.0.1:" + std::to_string(job.port()) + "/x";
     std::string ws = "ws://127.0.0.1:" + std::to_string(job.port()) + "/ws";
     std::string script = "curl -sS --max-time 5 -o /dev/null " + url + "; " +
-                         REA_BINARY_DIR "/bin/rea-ws-client --close-after 1 " + ws +
-                         " >/dev/null";
+                         REA_BINARY_DIR "/bin/rea-ws-client --close-after 1 " + ws + " >/dev/null";
     if (fork() == 0) {
       int null = open("/dev/null", O_WRONLY);
       dup2(null, STDOUT_FILENO);
