@@ -25,7 +25,7 @@ TEST(ReplayScenario, SendableResponseHeadersAndAnyRequestHeadersAreAccepted) {
 }
 
 TEST(ReplayScenario, AResponseHeaderNameMustBeAToken) {
-  auto issues = issuesFor(R"({"Bad Name":"v","":"w","X(y)":"z"})");
+  auto issues = issuesFor(R"j({"Bad Name":"v","":"w","X(y)":"z"})j");
   ASSERT_EQ(issues.size(), 3u);
 EXPECT_EQ(issues[0].path, "replay.http[0].response_headers.Bad Name");
 EXPECT_EQ(issues[0].message, "header name must be an HTTP token");
