@@ -1,7 +1,9 @@
 // The loopback replay server's cost: requests per second through it from one keep-alive kj-http
 // client (a matched route, so each request records two protocol events), and the time it adds
 // to a capture's start — creating, listening and closing the server, and creating the loopback
-// network namespace of network_access "loopback". Median of 5 rounds each; 127.0.0.1 only.
+// network namespace of network_access "loopback", and the whole helper as a capture starts and
+// ends it (supervisor ReplayLink: spawn, start, finish, reap). Median of 5 rounds each;
+// 127.0.0.1 only.
 // Run from bench/run.sh or directly.
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include "helpers/replay/loopback-netns.h"
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/replay-server.h"
+#include "supervisor/replay-link.h"
 
 namespace {
 
@@ -131,16 +134,39 @@ double netnsMicroseconds() {
   return total / STARTS * 1e6;
 }
 
+// What a capture pays for the helper: spawn rea-replay (from this binary's directory, build/bin),
+// start (listen; with `loopback` also make and enter the namespace, and open it), finish (close,
+// last batch, summary) and reap.
+constexpr int HELPER_STARTS = 10;
+
+double helperMilliseconds(kj::AsyncIoContext& io, bool loopback) {
+  double total = seconds([&]() {
+    for (int i = 0; i < HELPER_STARTS; ++i) {
+      rea::supervisor::ReplayLink link(io);
+      rea::supervisor::ReplayLaunch launch;
+      launch.planJson = R"({"http":[{"method":"GET","path":"/bench","status":200,"body":""}]})";
+      launch.routes = {{"GET", "/bench"}};
+      launch.loopbackNetns = loopback;
+      link.start(kj::mv(launch)).wait(io.waitScope);
+      link.finish().wait(io.waitScope);
+      KJ_REQUIRE(!link.record().fault, link.record().fault->reason);
+    }
+  });
+  return total / HELPER_STARTS * 1e3;
+}
+
 }  // namespace
 
 int main() {
   auto io = kj::setupAsyncIo();
-  std::vector<double> rates, baselines, starts, namespaces;
+  std::vector<double> rates, baselines, starts, namespaces, helpers, loopbackHelpers;
   for (int round = 0; round < ROUNDS; ++round) {
     rates.push_back(requestsPerSecond(io));
     baselines.push_back(baselinePerSecond(io));
     starts.push_back(startMicroseconds(io));
     namespaces.push_back(netnsMicroseconds());
+    helpers.push_back(helperMilliseconds(io, false));
+    loopbackHelpers.push_back(helperMilliseconds(io, true));
   }
   std::printf("replay keep-alive GET (matched, recorded)  %8.0f requests/s  (%d per round)\n",
               median(rates), REQUESTS);
@@ -148,5 +174,8 @@ int main() {
   std::printf("replay server create+listen+close          %8.1f us\n", median(starts));
   std::printf("loopback netns create (lo up) + release    %8.1f us  (%s)\n", median(namespaces),
               rea::helper::probeLoopbackNetns().detail.c_str());
+  std::printf("rea-replay helper spawn+start+finish+reap  %8.2f ms  (added to a capture)\n",
+              median(helpers));
+  std::printf("  the same with network_access loopback    %8.2f ms\n", median(loopbackHelpers));
   return 0;
 }

@@ -7,7 +7,9 @@
 
 #include "evidence/scenario.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "evidence/scenario-rules.h"
@@ -94,7 +96,8 @@ class ScenarioParser {
                            std::vector<ScenarioFacts::Indexed>& valid);
 
   void environment(const Json& value, const std::string& path, std::vector<NamedValue>& out);
-  void headers(const Json& value, const std::string& path, std::vector<NamedValue>& out);
+  void headers(const Json& value, const std::string& path, std::vector<NamedValue>& out,
+               bool response = false);
   Terminal terminal(const Json& value, const std::string& path);
   void checkpoint(const Json& value, const std::string& path, size_t index,
                   std::vector<CheckpointDeclaration>& out);
@@ -290,12 +293,26 @@ void ScenarioParser::environment(const Json& value, const std::string& path,
 }
 
 void ScenarioParser::headers(const Json& value, const std::string& path,
-                             std::vector<NamedValue>& out) {
+                             std::vector<NamedValue>& out, bool response) {
+  // Response headers must be sendable (RFC 9110: a token name; no CR, LF or NUL in the value):
+  // the replay server could not send anything else, so the scenario is refused up front.
+  auto tokenChar = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  };
   r.members(value, path,
             [&](const std::string& name, const Json& member, const std::string& memberPath) {
               std::string text;
-              if (r.string(member, memberPath, UNLIMITED, text))
-                out.push_back(NamedValue{name, text});
+              if (!r.string(member, memberPath, UNLIMITED, text)) return;
+              if (response) {
+                if (name.empty() || !std::all_of(name.begin(), name.end(), tokenChar)) {
+                  return r.fail(memberPath, "header name must be an HTTP token");
+                }
+                if (text.find_first_of(std::string("\r\n\0", 3)) != std::string::npos) {
+                  return r.fail(memberPath, "header value must not contain CR, LF or NUL");
+                }
+              }
+              out.push_back(NamedValue{name, text});
             });
 }
 
@@ -585,7 +602,7 @@ void ScenarioParser::httpRoute(const Json& value, const std::string& path,
     }
   }
   if (const Json* headers = StrictReader::find(value, "response_headers")) {
-    this->headers(*headers, childPath(path, "response_headers"), route.responseHeaders);
+    this->headers(*headers, childPath(path, "response_headers"), route.responseHeaders, true);
   }
   optionalInteger(value, path, "delay_ms", 0, 30000, route.delayMs);
   optionalBoolean(value, path, "disconnect", route.disconnect);

@@ -49,6 +49,16 @@ struct PtyConfig {
   maxOutputBytes @11 :UInt64;
   # Raw frame limits (SPEC B §6.5): a chunk that would exceed either is dropped whole and the
   # stream ends truncated; a later, smaller chunk that fits is still sent.
+  network @12 :TargetNetwork;
+  # network_access "loopback" (A9): the target joins this namespace between fork and exec.
+  # Unset or empty `net`: the helper's own (host) network namespace.
+}
+
+struct TargetNetwork {
+  net @0 :Data;
+  # Path of the network namespace to join (/proc/<pid>/fd/<n> of the supervisor).
+  user @1 :Data;
+  # Path of its owning user namespace, joined first; empty when it is the helper's own.
 }
 
 struct PtyInteraction {

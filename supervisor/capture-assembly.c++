@@ -12,6 +12,7 @@
 #include "evidence/timestamp.h"
 #include "supervisor/assemble-filesystem.h"
 #include "supervisor/assemble-shim.h"
+#include "supervisor/assemble-protocol.h"
 
 namespace rea::supervisor {
 namespace {
@@ -247,6 +248,7 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   Clock clock(run.t0MonoNs, scenario.normalization.timeBucketMs);
 
   NormaliseContext base = baseContext(scenario);
+  if (run.replay && run.replay->port) base.harnessPorts.push_back(*run.replay->port);  // A5
   NormaliseContext terminalContext = base;
   terminalContext.temporaryRoot = run.tempRoot;
   if (run.pty.spawn) terminalContext.pids = {run.pty.spawn->rootPid};
@@ -279,6 +281,17 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
                       !run.lostHelpers.empty() || (run.shims && run.shims->truncated);
   capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
   capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
+  if (run.replay) {
+    auto protocol = assembleProtocol(*run.replay, base, clock.bucket);
+    capture.protocolEvents = std::move(protocol.events);
+    capture.truncated = capture.truncated || protocol.truncated;
+    for (auto& sentence : protocol.limitations)
+      capture.limitations.push_back(std::move(sentence));
+    for (auto& residual : protocol.residualUnknowns)
+      capture.residualUnknowns.push_back(std::move(residual));
+  }
+  // A9: a "loopback" capture ran in a private namespace with only lo (capture-run refuses to
+  // start otherwise), so the network sentence and residual apply to "host" only.
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
     capture.limitations.push_back(NETWORK_LIMITATION);
     capture.residualUnknowns.push_back({ResidualScope::NETWORK, NETWORK_RESIDUAL});
@@ -294,6 +307,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
     }
     if (lost.helper == "shim") {
       capture.residualUnknowns.push_back({ResidualScope::SHIM, reason});
+      continue;
+    }
+    if (lost.helper == "replay") {
+      capture.residualUnknowns.push_back({ResidualScope::PROTOCOL, reason});
       continue;
     }
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});

@@ -16,6 +16,7 @@
 #include "evidence/evidence-record.h"
 #include "evidence/policy-check.h"
 #include "evidence/policy-config.h"
+#include "evidence/projection.h"
 #include "evidence/scenario.h"
 #include "evidence/validate.h"
 #include "supervisor/capture-assembly.h"
@@ -54,15 +55,10 @@ PolicyRequest policyRequestFor(const Scenario& scenario) {
   return request;
 }
 
-// Features whose helpers are not part of this build yet: refused plainly, never faked.
+// Features this machine cannot provide: refused plainly before launch, never faked.
 std::optional<std::string> unsupportedFeature(const Scenario& scenario) {
-  if (!scenario.replay.http.empty() || !scenario.replay.websocketMessages.empty() ||
-      !scenario.replay.websocketConnections.empty()) {
-    return "Loopback HTTP/WebSocket replay is not implemented yet in this build of rea.";
-  }
-  if (scenario.networkAccess == NetworkAccess::LOOPBACK) {
-    return "network_access \"loopback\" is not implemented yet in this build of rea.";
-  }
+  // A9: refused before launch when no private network namespace can be made here.
+  if (scenario.networkAccess == NetworkAccess::LOOPBACK) return loopbackNetnsUnavailable();
   return std::nullopt;
 }
 
@@ -106,6 +102,21 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.filesystem.terminalContext = scenarioNormaliseContext(scenario);
   request.commandShims = scenario.commandShims;
   request.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);
+  // The replay helper runs when there is a plan to serve or a loopback namespace to make.
+  const auto& replay = scenario.replay;
+  bool loopback = scenario.networkAccess == NetworkAccess::LOOPBACK;
+  if (loopback || !replay.http.empty() || !replay.websocketMessages.empty() ||
+      !replay.websocketConnections.empty()) {
+    ReplayLaunch launch;
+    launch.planJson = replayPlan(scenario).dump();
+    for (const auto& route : replay.http)
+      launch.routes.emplace_back(route.method, route.path);
+    launch.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);
+    launch.protocolBodyBytes = static_cast<uint64_t>(scenario.limits.protocolBodyBytes);
+    launch.connections = static_cast<uint32_t>(scenario.limits.connections);
+    launch.loopbackNetns = loopback;
+    request.replay = std::move(launch);
+  }
   return request;
 }
 

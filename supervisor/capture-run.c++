@@ -41,16 +41,18 @@ struct CaptureState {
   kj::Own<CheckpointDriver> checkpoints;  // before `pty`: it outlives the link it observes
   kj::Own<PtyLink> pty;
   kj::Own<ShimRun> shims;
+  kj::Own<ReplayLink> replay;              // before T0 when request.replay is set
+  std::optional<ReplayStart> replayStart;  // its URLs and namespace
   kj::Maybe<kj::Own<OwnedGroupGuard>> groupGuard;
 
   CaptureState(CaptureRunRequest request, kj::Own<CheckpointDriver> checkpoints)
       : request(std::move(request)), checkpoints(kj::mv(checkpoints)) {}
 
-  void noteLost(const HelperFault& fault) {
+  void noteLost(const HelperFault& fault, const std::string& helper = "pty") {
     for (const auto& lost : result.lostHelpers) {
-      if (lost.helper == "pty") return;
+      if (lost.helper == helper) return;
     }
-    result.lostHelpers.push_back({"pty", fault.reason});
+    result.lostHelpers.push_back({helper, fault.reason});
   }
 
   void noteCleanupFailure(const std::string& reason) {
@@ -73,6 +75,10 @@ PtyLaunch makeLaunch(const CaptureState& state, std::vector<std::string> environ
   launch.t0Ns = state.result.t0MonoNs;
   launch.maxFrames = request.maxFrames;
   launch.maxOutputBytes = request.maxOutputBytes;
+  if (state.replayStart && state.replayStart->netnsPath) {
+    launch.netnsPath = *state.replayStart->netnsPath;
+    launch.usernsPath = state.replayStart->usernsPath.value_or("");
+  }
   return launch;
 }
 
@@ -129,34 +135,47 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
   // B §6.2: TMP/shims is first on the target's PATH; it exists even when no shim is declared.
   KJ_SYSCALL(mkdir(s.root.shimsPath().c_str(), 0700), s.root.shimsPath());
 
-  TargetEnvironmentInputs inputs;
-  inputs.explicitEntries = s.request.environment;
-  inputs.inheritNames = s.request.inheritEnvironment;
-  inputs.homePath = s.root.homePath();
-  inputs.shimsPath = s.root.shimsPath();
-  inputs.runToken = s.result.runToken;
-  auto composeEnvironment = [inputs](std::optional<std::string> shimLedgerUrl) mutable {
-    inputs.shimLedgerUrl = std::move(shimLedgerUrl);
-    return composeTargetEnvironment(inputs,
-                                    [](const std::string& name) -> std::optional<std::string> {
-                                      const char* value = getenv(name.c_str());
-                                      if (value == nullptr) return std::nullopt;
-                                      return std::string(value);
-                                    });
-  };
-
-  // T0 (B §4.5): right before the terminal, the shim ledger and the PTY are created.
-  s.result.t0RealMs = wallClockMs();
-  s.result.t0MonoNs = monotonicNs();
-  s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot);
-  s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
-  s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
-                              s.root.shimsPath());
+  // B §6.1 START: the replay server listens first (in the loopback namespace it makes, A9).
+  kj::Promise<void> replayReady = kj::READY_NOW;
+  if (s.request.replay) {
+    s.replay = kj::heap<ReplayLink>(io);
+    replayReady = s.replay->start(*s.request.replay).then([&s](ReplayStart start) {
+      s.replayStart = std::move(start);
+    });
+  }
 
   auto& timer = io.provider->getTimer();
-  return s.shims->start(s.result.t0MonoNs)
-      .then([&s, composeEnvironment](std::optional<std::string> ledgerUrl) mutable {
-        return s.pty->start(makeLaunch(s, composeEnvironment(std::move(ledgerUrl))));
+  return replayReady
+      .then([&s, &io]() {
+        TargetEnvironmentInputs inputs;
+        inputs.explicitEntries = s.request.environment;
+        inputs.inheritNames = s.request.inheritEnvironment;
+        inputs.homePath = s.root.homePath();
+        inputs.shimsPath = s.root.shimsPath();
+        inputs.runToken = s.result.runToken;
+        if (s.replayStart) {
+          inputs.replayHttpUrl = s.replayStart->httpUrl;
+          inputs.replayWebSocketUrl = s.replayStart->websocketUrl;
+        }
+
+        // T0 (B §4.5): right before the terminal, the shim ledger and the PTY are created.
+        s.result.t0RealMs = wallClockMs();
+        s.result.t0MonoNs = monotonicNs();
+        s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot);
+        s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
+        s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
+                                    s.root.shimsPath());
+        return s.shims->start(s.result.t0MonoNs)
+            .then([&s, inputs](std::optional<std::string> ledgerUrl) mutable {
+              inputs.shimLedgerUrl = std::move(ledgerUrl);
+              auto environment = composeTargetEnvironment(
+                  inputs, [](const std::string& name) -> std::optional<std::string> {
+                    const char* value = getenv(name.c_str());
+                    if (value == nullptr) return std::nullopt;
+                    return std::string(value);
+                  });
+              return s.pty->start(makeLaunch(s, std::move(environment)));
+            });
       })
       .then([&s](PtySpawn spawn) {
         s.groupGuard = kj::heap<OwnedGroupGuard>(spawn.rootPid, s.result.runToken);
@@ -180,9 +199,14 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       .then([&s]() { return s.checkpoints->finish(); })  // AFTER, after_settlement
       .then([&s]() { return s.pty->finish(); })
       .then([&s]() { return s.shims->finish(s.result); })
+      .then([&s]() { return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW); })
       .then([&s]() {
         s.result.pty = s.pty->record();
         if (s.result.pty.fault) s.noteLost(*s.result.pty.fault);
+        if (s.replay) {
+          s.result.replay = s.replay->record();
+          if (s.result.replay->fault) s.noteLost(*s.result.replay->fault, "replay");
+        }
         s.result.filesystem = s.checkpoints->record();
         if (s.result.filesystem.lost) {
           s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->reason});

@@ -13,6 +13,11 @@
 // Errors: the promise rejects (FAILED) when the target could not be started at all; what
 // happens after a successful start (a lost helper, a cleanup that could not be verified) is
 // data in CaptureRunResult.
+//
+// Replay (B §8.1, A9): when the scenario has a replay plan or network_access "loopback", the
+// replay helper starts first (before T0); its URLs go into the target's environment and, for
+// "loopback", its private network namespace is joined by the target. If it cannot start, the
+// run rejects: the target never runs with host networking instead.
 
 #include <sys/types.h>
 
@@ -27,6 +32,7 @@
 #include "supervisor/checkpoint-driver.h"
 #include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
+#include "supervisor/replay-link.h"
 #include "supervisor/settlement.h"
 #include "supervisor/shim-link.h"
 
@@ -50,6 +56,7 @@ struct CaptureRunRequest {
   // Command shims (B §7): the scenario's `command_shims` and `limits.protocol_events`.
   std::vector<evidence::CommandShim> commandShims;
   uint32_t protocolEvents = 10000;
+  std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
 };
 
 struct LostHelper {
@@ -68,6 +75,7 @@ struct CaptureRunResult {
   std::vector<LostHelper> lostHelpers;         // A13
   FilesystemRecord filesystem;  // checkpoints; `failure` set: the capture fails (B §6.10)
   std::optional<ShimRecord> shims;             // set when shims were declared (shim-run.h)
+  std::optional<ReplayRecord> replay;          // when the replay helper ran
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);

@@ -97,6 +97,11 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
   config.setT0Ns(launch.t0Ns);
   config.setMaxFrames(launch.maxFrames);
   config.setMaxOutputBytes(launch.maxOutputBytes);
+  if (!launch.netnsPath.empty()) {
+    auto network = config.initNetwork();
+    network.setNet(bytesOf(launch.netnsPath));
+    network.setUser(bytesOf(launch.usernsPath));
+  }
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {

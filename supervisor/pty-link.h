@@ -58,6 +58,8 @@ struct PtyLaunch {
   uint64_t t0Ns = 0;                     // the capture's T0, CLOCK_MONOTONIC ns
   uint32_t maxFrames = 10000;            // limits.frames (B §6.5)
   uint64_t maxOutputBytes = 1000000;     // limits.output_bytes (B §6.5)
+  std::string netnsPath;   // A9 (ReplayStart): the target joins this network namespace
+  std::string usernsPath;  // and, first, this user namespace (empty: none)
 };
 
 // ---- What the helper reports (already validated) -----------------------------------------

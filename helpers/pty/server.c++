@@ -50,6 +50,10 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
   result.t0Ns = config.getT0Ns();
   result.maxFrames = config.getMaxFrames();
   result.maxOutputBytes = config.getMaxOutputBytes();
+  if (config.hasNetwork()) {
+    result.netnsPath = text(config.getNetwork().getNet());
+    result.usernsPath = text(config.getNetwork().getUser());
+  }
   return result;
 }
 

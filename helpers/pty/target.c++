@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <kj/debug.h>
 #include <pty.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,7 +27,23 @@ struct ChildPlan {
   std::vector<char*> envp;
   const char* workingDirectory;
   pid_t parent;
+  const char* netnsPath;   // nullptr: stay in the helper's network namespace
+  const char* usernsPath;  // nullptr: no user namespace to join first
 };
+
+int joinNamespaces(const ChildPlan& plan) {
+  // A9: open both before joining either (after the user namespace switch our view of /proc may
+  // differ), then user namespace first (it owns the network namespace). Returns 0 or errno.
+  int user = plan.usernsPath != nullptr ? open(plan.usernsPath, O_RDONLY | O_CLOEXEC) : -1;
+  if (plan.usernsPath != nullptr && user < 0) return errno;
+  int net = open(plan.netnsPath, O_RDONLY | O_CLOEXEC);
+  if (net < 0) return errno;
+  if (user >= 0 && setns(user, CLONE_NEWUSER) != 0) return errno;
+  if (setns(net, CLONE_NEWNET) != 0) return errno;
+  close(net);
+  if (user >= 0) close(user);
+  return 0;
+}
 
 void writeString(int fd, const char* text) {
   size_t size = strlen(text);
@@ -67,6 +84,10 @@ void writeString(int fd, const char* text) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != plan.parent) _exit(1);  // the helper died before the line above
 
+  if (plan.netnsPath != nullptr) {
+    int error = joinNamespaces(plan);
+    if (error != 0) failChild("setns(2) failed.", error);  // never run with host networking
+  }
   if (chdir(plan.workingDirectory) < 0) failChild("chdir(2) failed.", errno);
 
   // execvp's rules: try each PATH entry; report EACCES if any entry had it, else the last error.
@@ -151,6 +172,8 @@ Target spawnTarget(const TargetSpec& spec) {
   plan.envp.push_back(nullptr);
   plan.workingDirectory = spec.workingDirectory.c_str();
   plan.parent = getpid();
+  plan.netnsPath = spec.netnsPath.empty() ? nullptr : spec.netnsPath.c_str();
+  plan.usernsPath = spec.usernsPath.empty() ? nullptr : spec.usernsPath.c_str();
 
   struct termios termios = targetTermios();
   struct winsize size;

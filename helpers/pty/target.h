@@ -7,8 +7,8 @@
 // until handed on.
 //
 // Errors: spawnTarget throws FAILED when the PTY, the fork or the pidfd cannot be made. A failed
-// chdir or exec is not an error here: the child writes one line to the PTY ("execvp(3) failed.:
-// <reason>", as the baseline does) and exits 1, and the capture records that.
+// namespace join, chdir or exec is not an error here: the child writes one line to the PTY
+// ("execvp(3) failed.: <reason>", as the baseline does) and exits 1, and the capture records that.
 
 #include <cstdint>
 #include <kj/io.h>
@@ -26,6 +26,8 @@ struct TargetSpec {
   std::vector<std::string> environment;  // NAME=VALUE
   uint16_t columns = 80;
   uint16_t rows = 24;
+  std::string netnsPath;   // non-empty: join this network namespace before exec (A9)
+  std::string usernsPath;  // non-empty: join this user namespace first (the netns's owner)
 };
 
 struct Target {

@@ -1,0 +1,63 @@
+#include "helpers/replay/standalone.h"
+
+#include <kj/debug.h>
+#include <nlohmann/json.hpp>
+
+#include "helpers/replay/replay-job.h"
+
+namespace rea::helper {
+
+evidence::Json protocolEventToJson(const ProtocolEvent& event) {
+  evidence::Json line = evidence::Json::object();
+  line["event"] = "protocol";
+  line["sequence"] = event.sequence;
+  line["atNs"] = event.atNs;
+  line["protocol"] = protocolName(event.protocol);
+  line["direction"] = directionName(event.direction);
+  line["method"] = event.method ? evidence::Json(*event.method) : evidence::Json();
+  line["path"] = event.path ? evidence::Json(*event.path) : evidence::Json();
+  line["data"] = event.data;
+  line["outcome"] = outcomeName(event.outcome);
+  return line;
+}
+
+kj::Promise<void> runReplayStandalone(HelperContext& context, const evidence::Json& request,
+                                      JsonLines& out) {
+  uint64_t serveMs = 10000;
+  auto serve = request.find("serveMs");
+  if (serve != request.end()) {
+    KJ_REQUIRE(serve->is_number_unsigned(), "serveMs is not a non-negative integer");
+    serveMs = serve->get<uint64_t>();
+  }
+  auto job = kj::heap<ReplayJob>(context.io, replayJobConfigFromJson(request),
+                                 [&out](std::vector<ProtocolEvent> events) {
+                                   for (auto& event : events)
+                                     out.write(protocolEventToJson(event));
+                                 });
+  uint16_t port = job->start([&context]() { context.lockDown(); });
+  std::string base = "127.0.0.1:" + std::to_string(port);
+  out.write({{"event", "listening"},
+             {"port", port},
+             {"httpUrl", "http://" + base},
+             {"websocketUrl", "ws://" + base + "/ws"},
+             {"originNs", job->originNs()}});
+  auto& jobRef = *job;
+  return context.io.provider->getTimer()
+      .afterDelay(serveMs * kj::MILLISECONDS)
+      .then([&jobRef, &out]() {
+        ReplayJobSummary summary = jobRef.finish();
+        evidence::Json diagnostics = evidence::Json::array();
+        for (auto& d : summary.diagnostics) {
+          diagnostics.push_back(
+              {{"atNs", d.atNs}, {"kind", diagnosticKindName(d.kind)}, {"detail", d.detail}});
+        }
+        out.write({{"event", "done"},
+                   {"droppedEvents", summary.droppedEvents},
+                   {"bodyOverLimit", summary.truncation.bodyOverLimit},
+                   {"connectionCap", summary.truncation.connectionCap},
+                   {"diagnostics", diagnostics}});
+      })
+      .attach(kj::mv(job));
+}
+
+}  // namespace rea::helper

@@ -1,0 +1,26 @@
+#pragma once
+// The replay helper alone: `rea-replay --standalone request.json`. The request is
+//   {"replay": {...the scenario's replay...}, "limits": {...}, "loopbackNetns": false,
+//    "serveMs": 10000}
+// The server listens on 127.0.0.1 for `serveMs` (default 10000), then closes; printed lines:
+//   {"event":"listening","port":N,"httpUrl":"...","websocketUrl":"...","originNs":N}
+//   {"event":"protocol","sequence":N,"atNs":N,"protocol":"http","direction":"request",
+//    "method":"GET"|null,"path":"/x","data":"...","outcome":"matched"}
+//   {"event":"done","droppedEvents":N,"bodyOverLimit":B,"connectionCap":B,"diagnostics":[...]}
+//
+// Errors: a malformed request throws FAILED naming the member.
+
+#include <kj/async.h>
+
+#include "evidence/json.h"
+#include "helpers/common/helper-main.h"
+#include "helpers/replay/protocol-recorder.h"
+
+namespace rea::helper {
+
+evidence::Json protocolEventToJson(const ProtocolEvent& event);
+
+kj::Promise<void> runReplayStandalone(HelperContext& context, const evidence::Json& request,
+                                      JsonLines& out);
+
+}  // namespace rea::helper

@@ -1,0 +1,563 @@
+#include "supervisor/replay-link.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <capnp/rpc-twoparty.h>
+#include <kj/debug.h>
+
+#include "evidence/utf.h"
+#include "schema/replay.capnp.h"
+
+namespace rea::supervisor {
+
+namespace {
+
+const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
+const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB; a batch is ~64 KiB
+const size_t MAX_BATCH = 4096;
+const size_t MAX_PATH_BYTES = 16 * 1024;     // the server's request-line limit
+const size_t MAX_PLAN_TEXT_BYTES = 4000000;  // a plan body or message: 1,000,000 UTF-16 units
+const size_t MAX_DIAGNOSTICS = 100;
+const size_t MAX_DETAIL_BYTES = 300;
+
+uint64_t monotonicNowNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+std::string textOf(capnp::Text::Reader text) {
+  return std::string(text.begin(), text.size());
+}
+
+bool plainSentence(const std::string& text) {
+  // Diagnostics are the helper's own words: printable ASCII, bounded.
+  if (text.empty() || text.size() > MAX_DETAIL_BYTES) return false;
+  for (char c : text) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+bool knownDiagnosticKind(const std::string& kind) {
+  static const char* const KINDS[] = {"bad_request",
+                                      "headers_too_large",
+                                      "incomplete_request",
+                                      "header_timeout",
+                                      "body_timeout",
+                                      "bad_websocket_handshake",
+                                      "websocket_protocol_error",
+                                      "websocket_message_too_large",
+                                      "connection_limit",
+                                      "connection_error"};
+  for (const char* k : KINDS) {
+    if (kind == k) return true;
+  }
+  return false;
+}
+
+void validateLaunch(const ReplayLaunch& launch) {
+  KJ_REQUIRE(launch.protocolEvents >= 1 && launch.protocolEvents <= 100000,
+             "protocolEvents out of range");
+  KJ_REQUIRE(launch.protocolBodyBytes >= 1 && launch.protocolBodyBytes <= 10000000,
+             "protocolBodyBytes out of range");
+  KJ_REQUIRE(launch.connections >= 1 && launch.connections <= 1000, "connections out of range");
+  KJ_REQUIRE(launch.routes.size() <= 100, "too many routes");
+}
+
+}  // namespace
+
+class ReplayLink::Impl final : private kj::TaskSet::ErrorHandler {
+ public:
+  Impl(kj::AsyncIoContext& io, std::string helperDirectory)
+      : io(io), helperDirectory(kj::mv(helperDirectory)), tasks(*this) {}
+  ~Impl() noexcept(false);
+
+  kj::Promise<ReplayStart> start(ReplayLaunch launch);
+  kj::Promise<void> finish(kj::Duration deadline);
+
+  ReplayRecord record;
+  pid_t pid() const {
+    KJ_IF_MAYBE (p, process) {
+      return (*p)->pid();
+    }
+    return 0;
+  }
+
+  void push(capnp::List<schema::ProtocolEvent>::Reader events);
+  void done(schema::ReplaySummary::Reader summary);
+  void sinkDropped();
+
+ private:
+  class Sink;
+
+  kj::AsyncIoContext& io;
+  std::string helperDirectory;
+  ReplayLaunch launch;
+
+  kj::Maybe<kj::Own<HelperProcess>> process;
+  kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
+  kj::Maybe<kj::Own<capnp::TwoPartyVatNetwork>> network;
+  kj::Maybe<kj::Own<capnp::RpcSystem<capnp::rpc::twoparty::VatId>>> rpc;
+  kj::Maybe<schema::Replay::Client> bootstrap;
+  kj::Maybe<schema::ReplayJob::Client> job;
+  kj::Maybe<Sink&> sink;
+  kj::AutoCloseFd netns;   // the helper's network namespace (loopback)
+  kj::AutoCloseFd userns;  // its user namespace, when it is not ours
+
+  bool started = false;
+  bool finishCalled = false;
+  bool shuttingDown = false;
+  bool launchRefused = false;
+  uint64_t lastAtNs = 0;
+  kj::TaskSet tasks;  // last: destroyed first
+
+  HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
+  ReplayStart started_(capnp::Response<schema::Replay::StartResults>&& response);
+  void holdNamespace(ReplayStart& start);
+  void violation(kj::StringPtr what);
+  void lose(std::string reason, bool kill);
+  void helperEnded(const HelperEnd& end);
+  bool acceptEvent(schema::ProtocolEvent::Reader event, uint64_t nowNs);
+  kj::Promise<void> shutDown();
+  void taskFailed(kj::Exception&& exception) override {
+    lose(std::string("the replay link failed: ") + exception.getDescription().cStr(), true);
+  }
+};
+
+class ReplayLink::Impl::Sink final : public schema::ReplaySink::Server {
+ public:
+  explicit Sink(Impl& impl) : impl(impl) {}
+  ~Sink() noexcept(false) {
+    KJ_IF_MAYBE (i, impl) {
+      i->sinkDropped();
+    }
+  }
+  void detach() { impl = nullptr; }
+
+  kj::Promise<void> push(PushContext context) override {
+    KJ_IF_MAYBE (i, impl) {
+      i->push(context.getParams().getEvents());
+    }
+    return kj::READY_NOW;
+  }
+  kj::Promise<void> done(DoneContext context) override {
+    KJ_IF_MAYBE (i, impl) {
+      i->done(context.getParams().getSummary());
+    }
+    return kj::READY_NOW;
+  }
+
+ private:
+  kj::Maybe<Impl&> impl;
+};
+
+ReplayLink::Impl::~Impl() noexcept(false) {
+  KJ_IF_MAYBE (s, sink) {
+    s->detach();
+  }
+  job = nullptr;
+  bootstrap = nullptr;
+  rpc = nullptr;
+  network = nullptr;
+  connection = nullptr;
+  // `process` (declared first) goes last: its destructor SIGKILLs and reaps a live helper.
+}
+
+kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
+  KJ_REQUIRE(!started, "ReplayLink::start called twice");
+  started = true;
+  return kj::evalNow([&]() -> kj::Promise<ReplayStart> {
+    validateLaunch(launchIn);
+    launch = kj::mv(launchIn);
+
+    auto path = kj::str(helperDirectory.c_str(), "/rea-replay");
+    process = HelperProcess::spawn(io, "replay", path, nullptr);
+    tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
+    connection = helper().takeConnection();
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = READER_LIMIT_WORDS;
+    network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
+                                                  capnp::rpc::twoparty::Side::CLIENT, options);
+    auto& vatNetwork = *KJ_ASSERT_NONNULL(network);
+    rpc = kj::heap(capnp::makeRpcClient(vatNetwork));
+    capnp::word scratch[4];
+    memset(scratch, 0, sizeof(scratch));
+    capnp::MallocMessageBuilder message(scratch);
+    auto vatId = message.getRoot<capnp::rpc::twoparty::VatId>();
+    vatId.setSide(capnp::rpc::twoparty::Side::SERVER);
+    bootstrap = KJ_ASSERT_NONNULL(rpc)->bootstrap(vatId).castAs<schema::Replay>();
+    tasks.add(vatNetwork.onDisconnect().then(
+        [this]() {
+          if (shuttingDown || record.fault) return kj::Promise<void>(kj::READY_NOW);
+          return io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+            if (helper().end() == nullptr) helper().kill();
+          });
+        },
+        [](kj::Exception&&) { return kj::Promise<void>(kj::READY_NOW); }));
+
+    auto sinkServer = kj::heap<Sink>(*this);
+    sink = *sinkServer;
+    auto request = KJ_ASSERT_NONNULL(bootstrap).startRequest();
+    auto config = request.initConfig();
+    config.setPlan(launch.planJson);
+    config.setProtocolEvents(launch.protocolEvents);
+    config.setProtocolBodyBytes(launch.protocolBodyBytes);
+    config.setConnections(launch.connections);
+    config.setLoopbackNetns(launch.loopbackNetns);
+    request.setSink(kj::mv(sinkServer));
+    return request.send().then(
+        [this](capnp::Response<schema::Replay::StartResults>&& response) {
+          return started_(kj::mv(response));
+        },
+        [this](kj::Exception&& exception) -> ReplayStart {
+          if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
+            helper().markReady();  // it answered: the launch itself failed
+            launchRefused = true;
+          }
+          kj::throwFatalException(kj::mv(exception));
+        });
+  });
+}
+
+ReplayStart ReplayLink::Impl::started_(capnp::Response<schema::Replay::StartResults>&& response) {
+  helper().markReady();
+  ReplayStart start;
+  start.port = response.getPort();
+  start.originNs = response.getOriginNs();
+  if (start.port == 0 || start.originNs == 0 || start.originNs > monotonicNowNs()) {
+    violation("start answered an impossible port or origin");
+    KJ_FAIL_REQUIRE("the replay helper answered start with an invalid port or origin");
+  }
+  std::string base = "127.0.0.1:" + std::to_string(start.port);
+  start.httpUrl = "http://" + base;
+  start.websocketUrl = "ws://" + base + "/ws";
+  if (launch.loopbackNetns) holdNamespace(start);
+  job = response.getJob();
+  record.originNs = start.originNs;
+  record.port = start.port;
+  lastAtNs = start.originNs;
+  return start;
+}
+
+void ReplayLink::Impl::holdNamespace(ReplayStart& start) {
+  // A9, never silent host networking: the helper must now be in a network namespace that is not
+  // ours. We keep it open for the target (the pty helper's child joins it through our fd).
+  auto open = [this](const char* kind) {
+    auto path = kj::str("/proc/", helper().pid(), "/ns/", kind);
+    int fd;
+    KJ_SYSCALL(fd = ::open(path.cStr(), O_RDONLY | O_CLOEXEC), "open the replay helper's", kind,
+               "namespace");
+    return kj::AutoCloseFd(fd);
+  };
+  auto sameAsOurs = [](int fd, const char* ours) {
+    struct stat a, b;
+    KJ_SYSCALL(fstat(fd, &a));
+    KJ_SYSCALL(stat(ours, &b), ours);
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  };
+  netns = open("net");
+  if (sameAsOurs(netns.get(), "/proc/self/ns/net")) {
+    helper().kill();
+    KJ_FAIL_REQUIRE(
+        "the replay helper did not leave the host's network namespace; refusing to run the "
+        "target with host networking");
+  }
+  userns = open("user");
+  if (sameAsOurs(userns.get(), "/proc/self/ns/user")) userns = nullptr;
+  start.netnsPath = kj::str("/proc/", getpid(), "/fd/", netns.get()).cStr();
+  if (userns.get() >= 0)
+    start.usernsPath = kj::str("/proc/", getpid(), "/fd/", userns.get()).cStr();
+}
+
+kj::Promise<void> ReplayLink::Impl::finish(kj::Duration deadline) {
+  KJ_REQUIRE(!finishCalled, "ReplayLink::finish called twice");
+  finishCalled = true;
+  kj::Promise<void> finished = kj::READY_NOW;
+  KJ_IF_MAYBE (j, job) {
+    if (!record.fault) {
+      finished = j->finishRequest()
+                     .send()
+                     .ignoreResult()
+                     .then(
+                         [this]() {
+                           if (!record.fault && !record.streamDone) {
+                             violation("finish returned before done");
+                           }
+                         },
+                         [this](kj::Exception&& exception) {
+                           if (!record.fault && !record.streamDone) {
+                             lose(std::string("the replay helper failed to finish: ") +
+                                      exception.getDescription().cStr(),
+                                  true);
+                           }
+                         })
+                     .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
+                         [this]() { lose("the replay helper did not finish in time", true); }));
+    }
+  }
+  return finished.then([this]() { return shutDown(); });
+}
+
+kj::Promise<void> ReplayLink::Impl::shutDown() {
+  if (process == nullptr) return kj::READY_NOW;
+  shuttingDown = true;
+  KJ_IF_MAYBE (s, sink) {
+    s->detach();
+  }
+  sink = nullptr;
+  job = nullptr;
+  bootstrap = nullptr;
+  rpc = nullptr;
+  network = nullptr;
+  connection = nullptr;
+  return helper().stop(STOP_GRACE).then([this](HelperEnd end) { helperEnded(end); });
+}
+
+void ReplayLink::Impl::helperEnded(const HelperEnd& end) {
+  record.helperEnd = end;
+  if (record.fault) {
+    record.fault->end = end;
+  } else if (!record.streamDone && !launchRefused && record.originNs) {
+    lose("the replay helper " + end.describe() + " before its event stream ended", false);
+    record.fault->end = end;
+  }
+}
+
+void ReplayLink::Impl::lose(std::string reason, bool kill) {
+  if (record.fault) return;
+  record.fault = HelperFault{kj::mv(reason), std::nullopt};
+  KJ_IF_MAYBE (p, process) {
+    if (kill) (*p)->kill();
+    KJ_IF_MAYBE (end, (*p)->end()) {
+      record.fault->end = *end;
+    }
+  }
+  KJ_IF_MAYBE (s, sink) {
+    s->detach();
+  }
+  sink = nullptr;
+}
+
+void ReplayLink::Impl::violation(kj::StringPtr what) {
+  lose(std::string("the replay helper sent an invalid event (") + what.cStr() + ") and was stopped",
+       true);
+}
+
+void ReplayLink::Impl::sinkDropped() {
+  sink = nullptr;
+  if (!record.streamDone && !record.fault && !shuttingDown) {
+    tasks.add(io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+      if (!record.fault && !record.streamDone) violation("event sink dropped without done");
+    }));
+  }
+}
+
+bool ReplayLink::Impl::acceptEvent(schema::ProtocolEvent::Reader event, uint64_t nowNs) {
+  using evidence::ProtocolDirection;
+  using evidence::ProtocolKind;
+  using evidence::ProtocolOutcome;
+  ReplayEvent e;
+  e.sequence = event.getSequence();
+  e.atNs = event.getAtNs();
+  if (e.sequence != record.events.size()) return violation("sequence not contiguous"), false;
+  if (record.events.size() >= launch.protocolEvents) {
+    return violation("more events than limits.protocol_events"), false;
+  }
+  if (e.atNs < lastAtNs) return violation("timestamps go back in time"), false;
+  if (e.atNs > nowNs) return violation("a timestamp in the future"), false;
+  switch (event.getProtocol()) {
+    case schema::ProtocolEvent::Protocol::HTTP:
+      e.protocol = ProtocolKind::HTTP;
+      break;
+    case schema::ProtocolEvent::Protocol::WEBSOCKET:
+      e.protocol = ProtocolKind::WEBSOCKET;
+      break;
+    default:
+      return violation("an unknown protocol"), false;
+  }
+  switch (event.getDirection()) {
+    case schema::ProtocolEvent::Direction::REQUEST:
+      e.direction = ProtocolDirection::REQUEST;
+      break;
+    case schema::ProtocolEvent::Direction::RESPONSE:
+      e.direction = ProtocolDirection::RESPONSE;
+      break;
+    case schema::ProtocolEvent::Direction::RECEIVED:
+      e.direction = ProtocolDirection::RECEIVED;
+      break;
+    case schema::ProtocolEvent::Direction::SENT:
+      e.direction = ProtocolDirection::SENT;
+      break;
+    default:
+      return violation("an unknown direction"), false;
+  }
+  switch (event.getOutcome()) {
+    case schema::ProtocolEvent::Outcome::MATCHED:
+      e.outcome = ProtocolOutcome::MATCHED;
+      break;
+    case schema::ProtocolEvent::Outcome::UNMATCHED:
+      e.outcome = ProtocolOutcome::UNMATCHED;
+      break;
+    case schema::ProtocolEvent::Outcome::SCRIPT_EXHAUSTED:
+      e.outcome = ProtocolOutcome::SCRIPT_EXHAUSTED;
+      break;
+    case schema::ProtocolEvent::Outcome::DISCONNECTED:
+      e.outcome = ProtocolOutcome::DISCONNECTED;
+      break;
+    default:
+      return violation("an unknown outcome"), false;
+  }
+  auto data = event.getData();
+  e.data.assign(reinterpret_cast<const char*>(data.begin()), data.size());
+  if (!evidence::isValidUtf8(e.data)) return violation("data that is not UTF-8"), false;
+  if (e.data.size() > std::max<uint64_t>(launch.protocolBodyBytes, MAX_PLAN_TEXT_BYTES)) {
+    return violation("data larger than any body or message"), false;
+  }
+  std::string path = textOf(event.getPath());
+  bool http = e.protocol == ProtocolKind::HTTP;
+  if (http) {
+    if (!event.getMethod().isValue()) return violation("an HTTP event without a method"), false;
+    std::string method = textOf(event.getMethod().getValue());
+    if (method.empty() || method.size() > 32 || !evidence::isValidUtf8(method)) {
+      return violation("an impossible method"), false;
+    }
+    if (path.empty() || path.size() > MAX_PATH_BYTES || !evidence::isValidUtf8(path)) {
+      return violation("an impossible path"), false;
+    }
+    if (e.direction != ProtocolDirection::REQUEST && e.direction != ProtocolDirection::RESPONSE) {
+      return violation("an HTTP event that is neither request nor response"), false;
+    }
+    if (e.direction == ProtocolDirection::REQUEST) {
+      if (e.outcome == ProtocolOutcome::DISCONNECTED) {
+        return violation("a disconnected request"), false;
+      }
+      // B §4.6.3: a request body never leaves the helper.
+      if (!e.data.empty() && e.data != "<redacted-request-body>" && e.data != "<body-over-limit>") {
+        return violation("request data that is not a placeholder"), false;
+      }
+      if (e.outcome == ProtocolOutcome::MATCHED) {
+        // B §5.4 rule 12: a matched request names a declared route.
+        bool declared = false;
+        for (const auto& [m, p] : launch.routes) {
+          declared = declared || (m == method && p == path);
+        }
+        if (!declared) return violation("a matched request on no declared route"), false;
+      }
+    } else if (e.outcome == ProtocolOutcome::UNMATCHED ||
+               e.outcome == ProtocolOutcome::SCRIPT_EXHAUSTED) {
+      return violation("a response with a request's outcome"), false;
+    }
+    e.method = kj::mv(method);
+  } else {
+    if (!event.getMethod().isNone()) return violation("a WebSocket event with a method"), false;
+    if (path != "/ws") return violation("a WebSocket event not on /ws"), false;
+    if (e.direction != ProtocolDirection::RECEIVED && e.direction != ProtocolDirection::SENT) {
+      return violation("a WebSocket event that is neither received nor sent"), false;
+    }
+    if (e.outcome == ProtocolOutcome::UNMATCHED ||
+        (e.direction == ProtocolDirection::RECEIVED && e.outcome != ProtocolOutcome::MATCHED)) {
+      return violation("a WebSocket outcome B §8.3 does not produce"), false;
+    }
+  }
+  e.path = kj::mv(path);
+  lastAtNs = e.atNs;
+  record.events.push_back(kj::mv(e));
+  return true;
+}
+
+void ReplayLink::Impl::push(capnp::List<schema::ProtocolEvent>::Reader events) {
+  if (record.fault) return;
+  if (record.streamDone) return violation("events after done");
+  if (events.size() > MAX_BATCH) return violation("a batch of more than 4096 events");
+  uint64_t nowNs = monotonicNowNs();
+  for (auto event : events) {
+    if (!acceptEvent(event, nowNs)) return;
+  }
+}
+
+void ReplayLink::Impl::done(schema::ReplaySummary::Reader summary) {
+  if (record.fault) return;
+  if (record.streamDone) return violation("done twice");
+  auto stream = summary.getStream();
+  if (stream.getTruncated() != (stream.getDroppedCount() > 0)) {
+    return violation("a summary whose truncated flag contradicts its count");
+  }
+  if (stream.getTruncated() && record.events.size() != launch.protocolEvents) {
+    return violation("events dropped before limits.protocol_events was reached");
+  }
+  auto diagnostics = summary.getDiagnostics();
+  if (diagnostics.size() > MAX_DIAGNOSTICS || summary.getDiagnosticCount() < diagnostics.size()) {
+    return violation("an impossible diagnostics list");
+  }
+  std::vector<ReplayDiagnosticNote> notes;
+  for (auto d : diagnostics) {
+    ReplayDiagnosticNote note{d.getAtNs(), textOf(d.getKind()), textOf(d.getDetail())};
+    if (!knownDiagnosticKind(note.kind) || !plainSentence(note.detail)) {
+      return violation("a diagnostic that is not one of the helper's own sentences");
+    }
+    notes.push_back(kj::mv(note));
+  }
+  record.streamDone = true;
+  record.droppedEvents = stream.getDroppedCount();
+  record.bodyOverLimit = summary.getBodyOverLimit();
+  record.connectionCap = summary.getConnectionCap();
+  record.diagnostics = kj::mv(notes);
+  record.diagnosticCount = summary.getDiagnosticCount();
+}
+
+// ---- ReplayLink ------------------------------------------------------------------------
+
+ReplayLink::ReplayLink(kj::AsyncIoContext& io, std::string helperDirectory)
+    : impl(kj::heap<Impl>(io, kj::mv(helperDirectory))) {}
+
+ReplayLink::~ReplayLink() noexcept(false) {}
+
+kj::Promise<ReplayStart> ReplayLink::start(ReplayLaunch launch) {
+  return impl->start(kj::mv(launch));
+}
+
+kj::Promise<void> ReplayLink::finish(kj::Duration deadline) {
+  return impl->finish(deadline);
+}
+
+const ReplayRecord& ReplayLink::record() const {
+  return impl->record;
+}
+
+pid_t ReplayLink::helperPid() const {
+  return impl->pid();
+}
+
+std::optional<std::string> loopbackNetnsUnavailable() {
+  auto tryIn = [](int flags) {
+    pid_t pid = fork();
+    if (pid < 0) return errno;
+    if (pid == 0) _exit(unshare(flags) == 0 ? 0 : (errno & 0x7f));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : EPERM;
+  };
+  int direct = tryIn(CLONE_NEWNET);
+  if (direct == 0) return std::nullopt;
+  int viaUser = tryIn(CLONE_NEWUSER | CLONE_NEWNET);
+  if (viaUser == 0) return std::nullopt;
+  return std::string(
+             "network_access \"loopback\" needs a private network namespace, and this "
+             "machine allows none: unshare(CLONE_NEWNET) failed (") +
+         strerror(direct) + ") and so did unshare(CLONE_NEWUSER|CLONE_NEWNET) (" +
+         strerror(viaUser) +
+         "). Run rea as root or enable unprivileged user namespaces; see "
+         "`rea doctor`.";
+}
+
+}  // namespace rea::supervisor
