@@ -43,7 +43,7 @@ tr.status-changed, tr.status-added, tr.status-removed { background: #fff1f0; }
 tr.status-unknown { background: #fff8e5; }
 tr.status-truncated { background: #f5f0ff; }
 tr.first-divergence { outline: 3px solid #d4a000; }
-tr.first-divergence td:first-child::after { content: "  \25C0 first divergence"; color: #8a5a00;
+tr.first-divergence td:first-child::after { content: "  \25C0  first divergence"; color: #8a5a00;
   font-weight: normal; }
 #first-divergence { border: 3px solid #d4a000; background: #fffbea; padding: 8px 12px; }
 #first-divergence.divergence-none { border-color: #2da44e; background: #f0fff4; }
@@ -55,8 +55,9 @@ figure.screen figcaption { font-size: 13px; margin-bottom: 4px; }
 .terminal { background: #0d1117; color: #e6edf3; padding: 8px; border-radius: 4px;
   overflow-x: auto; }
 .terminal pre { white-space: pre; }
-.terminal .row { display: block; min-height: 1.2em; }
-.terminal .row.differs { background: #5a1e1e; }
+.terminal .row { display: block; min-height: 1.2em; padding-left: 6px; }
+.note { font-size: 13px; color: #57606a; }
+.terminal .row.differs { background: #3a1d1d; box-shadow: inset 3px 0 0 #f85149; }
 .sides td { max-width: 460px; overflow-wrap: anywhere; }
 svg text { font-family: sans-serif; font-size: 12px; fill: #1d232a; }
 rect.bar.within { fill: #2da44e; }
@@ -345,7 +346,8 @@ void writeScreens(std::ostringstream& out, const ReportSide& left, const ReportS
   ReportScreen leftScreen = screenAt(left.capture, leftMs);
   ReportScreen rightScreen = screenAt(right.capture, rightMs);
   out << "<section id=\"screens\"><h2>Screens at the first divergence</h2>\n"
-         "<div class=\"screens\">\n";
+         "<p class=\"note\">A row that differs from the other side's row at the same position "
+         "is marked on its left edge.</p>\n<div class=\"screens\">\n";
   writeScreen(out, "left", leftScreen, rightScreen, leftMs);
   writeScreen(out, "right", rightScreen, leftScreen, rightMs);
   out << "</div>\n</section>\n";

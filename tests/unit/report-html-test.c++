@@ -63,7 +63,9 @@ Capture withAnswer(const std::string& answer) {
 TEST(ReportHtml, EscapesEverythingTakenFromTheCaptures) {
   Capture left = sampleCapture();
   Capture right = withAnswer("<script>alert('x')</script> & \"quoted\"");
-  right.renderedFrames.clear();  // the raw fallback shows the text too
+  // Without rendered frames the raw fallback shows the text on the screen too.
+  left.renderedFrames.clear();
+  right.renderedFrames.clear();
   right.limitations.push_back("<img src=x onerror=alert(1)>");
   std::string page =
       renderReportHtml({"<b>left</b>.json", "ev_left", left}, {"right.json", "ev_right", right},
