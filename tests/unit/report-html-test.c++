@@ -171,6 +171,23 @@ TEST(ReportHtml, NamesTheElementOfANonTerminalDivergence) {
   EXPECT_NE(openingTag(page, "dimension-shim").find("first-divergence"), std::string::npos);
 }
 
+TEST(ReportHtml, SaysWhenTheFirstDivergenceIsOneOfTiming) {
+  Capture left = sampleCapture();
+  Capture right = sampleCapture();
+  right.shimEvents[0].atMs = 552;  // same content, 500 ms later
+  Json comparison = compareCaptures(toJson(left), toJson(right));
+  ASSERT_EQ(comparison["first_divergence"]["timing"], true) << comparison.dump();
+  std::string page = report(left, right, comparison);
+  std::string section = elementById(page, "section", "first-divergence");
+  EXPECT_NE(section.find("the contents match, but the times differ by <strong>500 ms</strong> "
+                         "(tolerance 50 ms)"),
+            std::string::npos)
+      << section;
+  EXPECT_NE(openingTag(page, "dimension-shim").find("status-changed first-divergence"),
+            std::string::npos);
+  EXPECT_NE(page.find("<rect class=\"bar beyond\" data-dimension=\"shim\""), std::string::npos);
+}
+
 TEST(ReportHtml, ShowsTheLastRenderedFrameAtOrBeforeTheDivergenceOnEachSide) {
   Capture left = sampleCapture();
   Capture right = withAnswer("Bye, hello!");
