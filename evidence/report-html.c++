@@ -47,6 +47,8 @@ tr.first-divergence td:first-child::after { content: "  \25C0  first divergence"
   font-weight: normal; }
 #first-divergence { border: 3px solid #d4a000; background: #fffbea; padding: 8px 12px; }
 #first-divergence.divergence-none { border-color: #2da44e; background: #f0fff4; }
+pre.value { background: #ffe3e0; border-left: 3px solid #b3261e; padding: 4px 6px; }
+.divergence-values td { min-width: 360px; }
 mark.divergence { background: #ffb3ad; color: #000; outline: 1px solid #b3261e; }
 .ctl { color: #8250df; }
 .screens { display: flex; gap: 16px; align-items: flex-start; }
@@ -233,11 +235,35 @@ std::string streamExcerpt(const Json& value, const Json& index) {
   return out + "</mark>";
 }
 
-std::string observationValue(const Json& value, const Json& index) {
-  if (value.is_null()) return "<pre><mark class=\"divergence\">(no element)</mark></pre>";
-  if (member(value, "kind") == "stream") return "<pre>" + streamExcerpt(value, index) + "</pre>";
-  return "<pre><mark class=\"divergence\">" +
-         html(value.dump(2, ' ', false, Json::error_handler_t::replace)) + "</mark></pre>";
+std::string comparedScreen(const Json& screen, const Json& other) {
+  // A screen element of the terminal dimension (compare.h), drawn as a terminal with the rows
+  // that differ from the other side's marked.
+  if (!screen.is_object()) return "<pre class=\"value\">(no rendered frame at this moment)</pre>";
+  std::string out =
+      "<div class=\"note\">" +
+      html(text(member(screen, "columns")) + "x" + text(member(screen, "rows")) + ", cursor " +
+           text(member(screen, "cursor_x")) + "," + text(member(screen, "cursor_y")) + ", " +
+           text(member(screen, "active_buffer")) + " buffer") +
+      "</div><div class=\"terminal\"><pre>";
+  const Json& lines = member(screen, "lines");
+  const Json& otherLines = member(other, "lines");
+  for (size_t i = 0; lines.is_array() && i < lines.size(); ++i) {
+    bool differs = !otherLines.is_array() || i >= otherLines.size() || otherLines[i] != lines[i];
+    out += std::string("<span class=\"row") + (differs ? " differs" : "") + "\">" +
+           html(text(lines[i])) + "</span>";
+  }
+  return out + "</pre></div>";
+}
+
+std::string observationValue(const Json& value, const Json& other, const Json& index) {
+  if (value.is_null()) return "<pre class=\"value\">(no element)</pre>";
+  std::string kind = text(member(value, "kind"));
+  if (kind == "stream") return "<pre>" + streamExcerpt(value, index) + "</pre>";
+  if (kind == "screen") {
+    return comparedScreen(member(value, "screen"), member(other, "screen"));
+  }
+  return "<pre class=\"value\">" + html(value.dump(2, ' ', false, Json::error_handler_t::replace)) +
+         "</pre>";
 }
 
 std::string observationName(const Json& first) {
@@ -291,8 +317,9 @@ void writeFirstDivergence(std::ostringstream& out, const Json& comparison) {
          "</tr></thead><tbody>\n<tr><th>at</th><td>"
       << html(atMsText(member(first, "left_at_ms"))) << "</td><td>"
       << html(atMsText(member(first, "right_at_ms"))) << "</td></tr>\n<tr><th>value</th><td>"
-      << observationValue(member(first, "left"), member(first, "index")) << "</td><td>"
-      << observationValue(member(first, "right"), member(first, "index"))
+      << observationValue(member(first, "left"), member(first, "right"), member(first, "index"))
+      << "</td><td>"
+      << observationValue(member(first, "right"), member(first, "left"), member(first, "index"))
       << "</td></tr>\n</tbody></table>\n</section>\n";
 }
 

@@ -15,8 +15,9 @@
 // `tr.dimension[data-dimension][data-status]` with classes `status-<word>` (one of unchanged,
 // added, removed, changed, truncated, unknown, contradiction; `status-other` for anything else)
 // and `first-divergence` on the diverging dimension's row; `#first-divergence` (class
-// `divergence-found|divergence-unknown|divergence-none`) with `mark.divergence` around the
-// first differing stream byte; `#screen-left`, `#screen-right` (`data-source="rendered|raw"`,
+// `divergence-found|divergence-unknown|divergence-none`) with `mark.divergence` from the
+// first differing stream byte on, a compared screen drawn as a terminal, any other value as
+// indented JSON in `pre.value`; `#screen-left`, `#screen-right` (`data-source="rendered|raw"`,
 // rows that differ from the other side carry class `differs`); `#timing-chart` with one
 // `rect.bar[data-dimension]` per dimension that has a deviation (class `within` or `beyond`)
 // and `line.tolerance`.

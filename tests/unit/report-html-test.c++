@@ -171,6 +171,21 @@ TEST(ReportHtml, NamesTheElementOfANonTerminalDivergence) {
   EXPECT_NE(openingTag(page, "dimension-shim").find("first-divergence"), std::string::npos);
 }
 
+TEST(ReportHtml, DrawsADivergentScreenAsATerminalWithItsDifferingRowsMarked) {
+  Capture left = sampleCapture();
+  Capture right = sampleCapture();
+  right.renderedFrames[0].lines[0] = "Starting <app>";
+  Json comparison = compareCaptures(toJson(left), toJson(right));
+  ASSERT_EQ(comparison["first_divergence"]["left"]["kind"], "screen") << comparison.dump();
+  std::string section = elementById(report(left, right, comparison), "section", "first-divergence");
+  EXPECT_NE(section.find("screen at moment 0 (interaction)"), std::string::npos) << section;
+  EXPECT_NE(section.find("80x24, cursor 0,1, normal buffer"), std::string::npos);
+  EXPECT_NE(section.find("<span class=\"row differs\">Starting app</span><span class=\"row\">"),
+            std::string::npos);
+  EXPECT_NE(section.find("<span class=\"row differs\">Starting &lt;app&gt;</span>"),
+            std::string::npos);
+}
+
 TEST(ReportHtml, SaysWhenTheFirstDivergenceIsOneOfTiming) {
   Capture left = sampleCapture();
   Capture right = sampleCapture();
