@@ -23,6 +23,7 @@ const Command COMMANDS[] = {
     {"doctor", runDoctorCommand},
     {"export-asciicast", runExportAsciicastCommand},
     {"helper", runHelperCommand},
+    {"report", runReportCommand},
 };
 
 }  // namespace
@@ -30,6 +31,15 @@ const Command COMMANDS[] = {
 int usageError(const std::string& problem, const char* command) {
   std::fprintf(stderr, "rea: %s\n\n%s", problem.c_str(), usageFor(command).c_str());
   return 2;
+}
+
+bool parseCount(const std::string& text, int64_t& out) {
+  if (text.empty() || text.size() > 15) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  out = std::stoll(text);
+  return true;
 }
 
 int runCli(int argc, char** argv) {

@@ -14,6 +14,7 @@ const char OVERVIEW[] =
     "  capture-process FILE                 run the scenario FILE in a PTY, print its Evidence\n"
     "  compare-process-captures LEFT RIGHT  compare two capture Evidence files\n"
     "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
+    "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
     "  doctor                               what this machine supports; stale leftovers\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
     "  help [COMMAND]                       this text, or a command's help\n"
@@ -79,6 +80,26 @@ const char EXPORT_ASCIICAST[] =
     "example:\n"
     "  rea export-asciicast capture.json > run.cast && asciinema play run.cast\n";
 
+const char REPORT[] =
+    "usage: rea report [OPTIONS] LEFT.json RIGHT.json\n"
+    "\n"
+    "Compares two capture Evidence files exactly as compare-process-captures does and prints\n"
+    "the result as one self-contained HTML page (no scripts, no external resources): the\n"
+    "status of each of the seven dimensions, the first divergence with both values, the two\n"
+    "terminal screens at that moment side by side (the last rendered frame, or the raw output\n"
+    "as plain text when the capture has no rendered frame), the timing deviations as a bar\n"
+    "chart against the tolerance, and the limitations. Errors are the JSON error objects of\n"
+    "compare-process-captures; on an error nothing of the page is printed.\n"
+    "\n"
+    "options:\n"
+    "  --baseline-semantics        compare exactly as REA v4 does (timestamps and read\n"
+    "                              boundaries are content)\n"
+    "  --timing-tolerance-ms N     timing deviations up to N ms are not divergences\n"
+    "                              (default max(50, 5 x time_bucket_ms))\n"
+    "\n"
+    "example:\n"
+    "  rea report authority.json reconstruction.json > report.html\n";
+
 const char HELPER[] =
     "usage: rea helper NAME --standalone REQUEST.json\n"
     "\n"
@@ -89,7 +110,7 @@ const char HELPER[] =
 
 const std::vector<const char*>& helpCommands() {
   static const std::vector<const char*> names = {"capture-process", "compare-process-captures",
-                                                 "export-asciicast", "doctor", "helper"};
+                                                 "export-asciicast", "report", "doctor", "helper"};
   return names;
 }
 
@@ -100,6 +121,7 @@ std::string usageFor(const char* command) {
     if (std::strcmp(command, "doctor") == 0) return DOCTOR;
     if (std::strcmp(command, "export-asciicast") == 0) return EXPORT_ASCIICAST;
     if (std::strcmp(command, "helper") == 0) return HELPER;
+    if (std::strcmp(command, "report") == 0) return REPORT;
   }
   return OVERVIEW;
 }
