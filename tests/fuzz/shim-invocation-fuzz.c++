@@ -32,7 +32,8 @@ const char PLAN[] = R"([
     {"arguments": ["status", "--short"], "outputs": [{"at_ms": 0, "stream": "stdout",
      "data": " M file\n"}], "termination": {"type": "exit", "code": 0}, "max_calls": 2},
     {"arguments": [], "termination": {"type": "signal", "signal": "SIGTERM"}}]},
-  {"name": "curl", "routes": [{"arguments": ["-s", "http://x"]}]}
+  {"name": "curl", "routes": [{"arguments": ["-s", "http://x"],
+   "termination": {"type": "exit", "code": 7}}]}
 ])";
 
 }  // namespace
