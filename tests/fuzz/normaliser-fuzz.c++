@@ -58,9 +58,8 @@ std::vector<int64_t> numbers(std::string_view text) {
 
 bool placeholderCouldSpell(const std::string& value) {
   if (value.find_first_of("<>") != std::string::npos) return true;
-  std::vector<std::string> placeholders = {"<redacted>",          "<temporary-root>",
-                                           "<working-directory>", "<executable>",
-                                           "<pid>",               "<port>"};
+  std::vector<std::string> placeholders = {
+      "<redacted>", "<temporary-root>", "<working-directory>", "<executable>", "<pid>", "<port>"};
   for (int i = 0; i < 10; ++i)
     placeholders.push_back("<filesystem-root-" + std::to_string(i) + ">");
   for (const auto& placeholder : placeholders)

@@ -80,10 +80,11 @@ kj::Promise<void> writeAll(kj::AsyncIoStream& client, kj::ArrayPtr<const kj::byt
 }
 
 kj::Promise<void> readAll(kj::AsyncIoStream& client, kj::byte* buffer, size_t size) {
-  return client.tryRead(buffer, 1, size).then([&client, buffer, size](size_t n) -> kj::Promise<void> {
-    if (n == 0) return kj::READY_NOW;
-    return readAll(client, buffer, size);
-  });
+  return client.tryRead(buffer, 1, size)
+      .then([&client, buffer, size](size_t n) -> kj::Promise<void> {
+        if (n == 0) return kj::READY_NOW;
+        return readAll(client, buffer, size);
+      });
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(again.scenario.has_value(), "toJson(scenario) parses");
   check(rea::evidence::toJson(*again.scenario) == form, "toJson is a fixed point");
 
-  (void)rea::evidence::commitment(rea::evidence::fullScenarioProjection(scenario, std::string(64, 'a')));
+  (void)rea::evidence::commitment(
+      rea::evidence::fullScenarioProjection(scenario, std::string(64, 'a')));
   (void)rea::evidence::commitment(rea::evidence::comparisonContract(scenario));
   (void)rea::evidence::commitment(rea::evidence::shimPlan(scenario));
   (void)rea::evidence::commitment(rea::evidence::replayPlan(scenario));
