@@ -10,6 +10,7 @@
 #include "evidence/normalise.h"
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
+#include "supervisor/assemble-rendered.h"
 
 namespace rea::supervisor {
 namespace {
@@ -142,11 +143,21 @@ std::vector<InteractionEvent> assembleInteractions(const Scenario& scenario, con
     record.outcome = outcome;
     events.push_back(std::move(record));
   };
+  // Answered terminal queries are dispatched inputs too: merged into dispatch order by time.
+  auto reply = pty.autoReplies.begin();
+  auto addRepliesUntil = [&](std::optional<uint64_t> atNs) {
+    for (; reply != pty.autoReplies.end() && (!atNs || reply->atNs < *atNs); ++reply) {
+      events.push_back(autoReplyEvent(*reply, clock.bucketed(reply->atNs), inputText));
+      events.back().sequence = static_cast<int64_t>(events.size() - 1);
+    }
+  };
   for (const auto* d : fired) {
+    addRepliesUntil(d->atNs);
     add(d->eventIndex, clock.bucketed(d->atNs),
         d->outcome == PtyDispatch::Outcome::FAILED ? InteractionOutcome::FAILED
                                                    : InteractionOutcome::DISPATCHED);
   }
+  addRepliesUntil(std::nullopt);
   for (const auto* d : abandoned) {
     add(d->eventIndex, clock.bucketed(d->atNs), InteractionOutcome::TARGET_EXITED);
   }
@@ -257,6 +268,11 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.manifest = assembleManifest(scenario, inputs);
   capture.normalization = normalizationJson(scenario);
   capture.frames = assembleFrames(run.pty, clock, terminalText);
+  RenderedAssembly rendered = assembleRenderedFrames(
+      run.pty, [&clock](uint64_t atNs) { return clock.bucketed(atNs); }, terminalContext,
+      static_cast<uint64_t>(scenario.limits.frames),
+      static_cast<uint64_t>(scenario.limits.outputBytes));
+  capture.renderedFrames = std::move(rendered.frames);
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock);
@@ -267,7 +283,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesystemCheckpoints.push_back(
       emptyCheckpoint("after_settlement", bucketMs(completedMs, clock.bucket)));
 
-  capture.truncated = run.pty.outputTruncated || !run.lostHelpers.empty();
+  capture.truncated = run.pty.outputTruncated || run.pty.renderTruncated || rendered.truncated ||
+                      !run.lostHelpers.empty();
   capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
   capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {

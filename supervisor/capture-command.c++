@@ -104,6 +104,7 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.settleMs = scenario.settleMs;
   request.maxFrames = static_cast<uint32_t>(scenario.limits.frames);
   request.maxOutputBytes = static_cast<uint64_t>(scenario.limits.outputBytes);
+  request.scrollback = static_cast<uint32_t>(scenario.terminal.scrollback);  // B §6.11
   return request;
 }
 

@@ -69,6 +69,10 @@ PtyLaunch makeLaunch(const CaptureState& state, std::vector<std::string> environ
   launch.t0Ns = state.result.t0MonoNs;
   launch.maxFrames = request.maxFrames;
   launch.maxOutputBytes = request.maxOutputBytes;
+  // B §6.11: the rendered budget uses the raw limits' values, counted apart.
+  launch.scrollback = request.scrollback;
+  launch.renderMaxFrames = request.maxFrames;
+  launch.renderMaxBytes = request.maxOutputBytes;
   return launch;
 }
 

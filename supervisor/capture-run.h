@@ -43,6 +43,7 @@ struct CaptureRunRequest {
   int64_t settleMs = 100;
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
+  uint32_t scrollback = 1000;  // terminal.scrollback, for the renderer
 };
 
 struct LostHelper {
