@@ -155,8 +155,8 @@ std::string redactSerializedState(const std::string& state,
 
 RenderedAssembly assembleRenderedFrames(const PtyRecord& pty,
                                         const std::function<int64_t(uint64_t)>& bucketedMs,
-                                        const NormaliseContext& terminalContext,
-                                        uint64_t maxFrames, uint64_t maxBytes) {
+                                        const NormaliseContext& terminalContext, uint64_t maxFrames,
+                                        uint64_t maxBytes) {
   Normaliser normalise(terminalContext);
   std::vector<std::string> needles = secretNeedles(terminalContext);
   std::vector<OpenValue> occurrences = secretOccurrences(pty, needles);
@@ -175,8 +175,9 @@ RenderedAssembly assembleRenderedFrames(const PtyRecord& pty,
         frameNeedles.push_back(needles[open.needle].substr(0, at - open.start));
       }
     }
-    std::stable_sort(frameNeedles.begin(), frameNeedles.end(),
-                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    std::stable_sort(
+        frameNeedles.begin(), frameNeedles.end(),
+        [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
 
     RenderedFrame frame;
     frame.atMs = bucketedMs(in.atNs);

@@ -13,8 +13,8 @@ std::string textOf(capnp::Data::Reader data) {
 }
 
 bool knownQuery(const std::string& name) {
-  for (const char* known : {"DA", "DA2", "DSR-status", "DSR-cursor", "DSR-cursor-dec", "DECRQM",
-                            "DECRQSS", "other"}) {
+  for (const char* known :
+       {"DA", "DA2", "DSR-status", "DSR-cursor", "DSR-cursor-dec", "DECRQM", "DECRQSS", "other"}) {
     if (name == known) return true;
   }
   return false;

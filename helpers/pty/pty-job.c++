@@ -213,6 +213,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     // Programs block on these answers (DA, DSR): write each back at once, as a terminal would,
     // and report it so the supervisor records it as an automatic interaction.
     for (auto& reply : renderer.takeReplies()) {
+      if (reaped || finishing) continue;  // writeToTarget() drops it: nothing was answered
       writeToTarget(reply.reply);
       PtyJobEvent event{PtyJobEvent::Kind::REPLIED, monotonicNowNs()};
       event.reply = kj::mv(reply);
