@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace rea::helper {
 
@@ -19,12 +20,14 @@ evidence::Json readJsonRequest(kj::StringPtr path) {
     owned = kj::AutoCloseFd(fd);
   }
   std::string text;
-  char buffer[65536];
+  // On the heap: a 64 KiB stack array beside KJ_CONTEXT trips kj's "ExceptionCallback must be
+  // allocated on the stack" check (it allows 64 KiB between the callback and the stack top).
+  std::vector<char> buffer(65536);
   for (;;) {
     ssize_t n;
-    KJ_SYSCALL(n = read(fd, buffer, sizeof(buffer)), path);
+    KJ_SYSCALL(n = read(fd, buffer.data(), buffer.size()), path);
     if (n == 0) break;
-    text.append(buffer, size_t(n));
+    text.append(buffer.data(), size_t(n));
   }
   auto parsed = evidence::Json::parse(text, nullptr, /*allow_exceptions=*/false);
   KJ_REQUIRE(!parsed.is_discarded(), "request is not valid JSON", path);
