@@ -105,6 +105,7 @@ struct OpenValue {
 
 std::vector<OpenValue> secretOccurrences(const PtyRecord& pty,
                                          const std::vector<std::string>& needles) {
+  if (needles.empty()) return {};
   std::string raw;
   for (const auto& chunk : pty.output)
     raw += chunk.data;
