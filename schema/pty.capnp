@@ -52,6 +52,15 @@ struct PtyConfig {
   network @12 :TargetNetwork;
   # network_access "loopback" (A9): the target joins this namespace between fork and exec.
   # Unset or empty `net`: the helper's own (host) network namespace.
+
+  # ---- Terminal renderer (B §6.11, A11) ----
+  scrollback @13 :UInt32;
+  # terminal.scrollback: rows the renderer keeps above the screen (0-100000).
+  renderMaxFrames @14 :UInt32;
+  renderMaxBytes @15 :UInt64;
+  # The rendered-frame budget (B §6.11: the same values as the raw limits, counted apart). When
+  # it runs out the renderer stops emulating (it still answers terminal queries) and `done`
+  # reports `renderTruncated`.
 }
 
 struct TargetNetwork {
@@ -86,9 +95,10 @@ interface PtySink {
   # One batch, flushed every few milliseconds or at 64 KiB. The helper awaits each push before
   # sending the next. A batch holds at most 4096 events.
 
-  done @1 (summary :Common.StreamSummary);
+  done @1 (summary :Common.StreamSummary, renderTruncated :Bool, renderedFrames :UInt32);
   # Last call: every event has been pushed. `truncated` counts raw output chunks dropped by the
-  # frame or byte limit.
+  # frame or byte limit. `renderTruncated`: the rendered-frame budget dropped at least one frame;
+  # `renderedFrames`: how many `rendered` events were pushed.
 }
 
 struct PtyEvent {
@@ -103,7 +113,35 @@ struct PtyEvent {
     # An interaction event fired (or was abandoned at the root's exit). Each index once.
     exited @3 :Exit;
     # The root was reaped. Once.
+    rendered @4 :RenderedFrame;
+    # The emulator's state after the accepted `output` chunk just before it (same `atNs`) or
+    # after a dispatched resize (the dispatch's `atNs`), if the rendered budget admitted it.
+    replied @5 :QueryReply;
+    # The renderer answered a terminal query the target sent: `reply` was written to the PTY
+    # master (as if typed) at `atNs`.
   }
+}
+
+struct RenderedFrame {
+  # B §6.11 before normalisation: `lines` untrimmed and padded, `serializedState` this project's
+  # encoding (helpers/pty/screen-serializer.h).
+  columns @0 :UInt16;
+  rows @1 :UInt16;
+  cursorX @2 :UInt16;
+  cursorY @3 :UInt16;
+  # 0-based, relative to the top visible row of the active buffer.
+  alternate @4 :Bool;
+  lines @5 :List(Data);
+  # One per visible row (exactly `rows`), valid UTF-8.
+  serializedState @6 :Data;
+}
+
+struct QueryReply {
+  query @0 :Text;
+  # Which query was answered: "DA", "DA2", "DSR-status", "DSR-cursor", "DSR-cursor-dec",
+  # "DECRQM", "DECRQSS" or "other" (helpers/pty/screen-queries.h).
+  reply @1 :Data;
+  # The bytes written to the PTY master.
 }
 
 struct Dispatch {

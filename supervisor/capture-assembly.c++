@@ -11,8 +11,9 @@
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
 #include "supervisor/assemble-filesystem.h"
-#include "supervisor/assemble-shim.h"
 #include "supervisor/assemble-protocol.h"
+#include "supervisor/assemble-rendered.h"
+#include "supervisor/assemble-shim.h"
 
 namespace rea::supervisor {
 namespace {
@@ -145,11 +146,21 @@ std::vector<InteractionEvent> assembleInteractions(const Scenario& scenario, con
     record.outcome = outcome;
     events.push_back(std::move(record));
   };
+  // Answered terminal queries are dispatched inputs too: merged into dispatch order by time.
+  auto reply = pty.autoReplies.begin();
+  auto addRepliesUntil = [&](std::optional<uint64_t> atNs) {
+    for (; reply != pty.autoReplies.end() && (!atNs || reply->atNs < *atNs); ++reply) {
+      events.push_back(autoReplyEvent(*reply, clock.bucketed(reply->atNs), inputText));
+      events.back().sequence = static_cast<int64_t>(events.size() - 1);
+    }
+  };
   for (const auto* d : fired) {
+    addRepliesUntil(d->atNs);
     add(d->eventIndex, clock.bucketed(d->atNs),
         d->outcome == PtyDispatch::Outcome::FAILED ? InteractionOutcome::FAILED
                                                    : InteractionOutcome::DISPATCHED);
   }
+  addRepliesUntil(std::nullopt);
   for (const auto* d : abandoned) {
     add(d->eventIndex, clock.bucketed(d->atNs), InteractionOutcome::TARGET_EXITED);
   }
@@ -259,6 +270,11 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.manifest = assembleManifest(scenario, inputs);
   capture.normalization = normalizationJson(scenario);
   capture.frames = assembleFrames(run.pty, clock, terminalText);
+  RenderedAssembly rendered = assembleRenderedFrames(
+      run.pty, [&clock](uint64_t atNs) { return clock.bucketed(atNs); }, terminalContext,
+      static_cast<uint64_t>(scenario.limits.frames),
+      static_cast<uint64_t>(scenario.limits.outputBytes));
+  capture.renderedFrames = std::move(rendered.frames);
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock);
@@ -277,8 +293,9 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesAfter = std::move(filesystem.filesAfter);
   capture.filesystemEffects = std::move(filesystem.effects);
 
-  capture.truncated = run.pty.outputTruncated || filesystem.truncated ||
-                      !run.lostHelpers.empty() || (run.shims && run.shims->truncated);
+  capture.truncated = run.pty.outputTruncated || run.pty.renderTruncated || rendered.truncated ||
+                      filesystem.truncated || !run.lostHelpers.empty() ||
+                      (run.shims && run.shims->truncated);
   capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
   capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
   if (run.replay) {

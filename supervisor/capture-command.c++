@@ -117,6 +117,7 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
     launch.loopbackNetns = loopback;
     request.replay = std::move(launch);
   }
+  request.scrollback = static_cast<uint32_t>(scenario.terminal.scrollback);  // B §6.11
   return request;
 }
 

@@ -79,6 +79,10 @@ PtyLaunch makeLaunch(const CaptureState& state, std::vector<std::string> environ
     launch.netnsPath = *state.replayStart->netnsPath;
     launch.usernsPath = state.replayStart->usernsPath.value_or("");
   }
+  // B §6.11: the rendered budget uses the raw limits' values, counted apart.
+  launch.scrollback = request.scrollback;
+  launch.renderMaxFrames = request.maxFrames;
+  launch.renderMaxBytes = request.maxOutputBytes;
   return launch;
 }
 

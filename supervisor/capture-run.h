@@ -57,6 +57,7 @@ struct CaptureRunRequest {
   std::vector<evidence::CommandShim> commandShims;
   uint32_t protocolEvents = 10000;
   std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
+  uint32_t scrollback = 1000;  // terminal.scrollback, for the renderer
 };
 
 struct LostHelper {

@@ -8,6 +8,7 @@
 
 #include "evidence/utf.h"
 #include "schema/pty.capnp.h"
+#include "supervisor/pty-link-render.h"
 
 namespace rea::supervisor {
 
@@ -57,6 +58,11 @@ void validateLaunch(const PtyLaunch& launch) {
   KJ_REQUIRE(launch.maxFrames >= 1 && launch.maxFrames <= 100000, "maxFrames out of range");
   KJ_REQUIRE(launch.maxOutputBytes >= 1 && launch.maxOutputBytes <= 10000000,
              "maxOutputBytes out of range");
+  KJ_REQUIRE(launch.scrollback <= 100000, "scrollback out of range");
+  KJ_REQUIRE(launch.renderMaxFrames >= 1 && launch.renderMaxFrames <= 100000,
+             "renderMaxFrames out of range");
+  KJ_REQUIRE(launch.renderMaxBytes >= 1 && launch.renderMaxBytes <= 10000000,
+             "renderMaxBytes out of range");
 }
 
 void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
@@ -102,6 +108,9 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
     network.setNet(bytesOf(launch.netnsPath));
     network.setUser(bytesOf(launch.usernsPath));
   }
+  config.setScrollback(launch.scrollback);
+  config.setRenderMaxFrames(launch.renderMaxFrames);
+  config.setRenderMaxBytes(launch.renderMaxBytes);
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
@@ -133,7 +142,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   // Called by the sink (the helper's side of the stream) -------------------------------
 
   void push(capnp::List<schema::PtyEvent>::Reader events);
-  void done(schema::StreamSummary::Reader summary);
+  void done(schema::PtySink::DoneParams::Reader params);
   void sinkDropped();
 
  private:
@@ -159,6 +168,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   uint64_t lastAtNs = 0;
   uint64_t outputBytes = 0;
   std::vector<bool> reported;
+  std::optional<RenderedStreamCheck> renderedCheck;
 
   kj::Own<kj::PromiseFulfiller<void>> exitKnownFulfiller;
   kj::ForkedPromise<void> exitKnown;  // the exit arrived, or the helper was lost
@@ -194,7 +204,7 @@ class PtyLink::Impl::Sink final : public schema::PtySink::Server {
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->done(context.getParams().getSummary());
+      i->done(context.getParams());
     }
     return kj::READY_NOW;
   }
@@ -229,6 +239,7 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
   reported.assign(launch.events.size(), false);
+  renderedCheck.emplace(launch);
   lastAtNs = launch.t0Ns;
 
   auto path = kj::str(helperDirectory.c_str(), "/rea-pty");
@@ -496,19 +507,38 @@ void PtyLink::Impl::push(capnp::List<schema::PtyEvent>::Reader events) {
         exitKnownFulfiller->fulfill();
         break;
       }
+      case schema::PtyEvent::RENDERED: {
+        PtyRenderedFrame frame;
+        std::string broken =
+            renderedCheck->frame(event.getRendered(), atNs, record.output.size(), frame);
+        if (!broken.empty()) return violation(broken.c_str());
+        record.rendered.push_back(kj::mv(frame));
+        break;
+      }
+      case schema::PtyEvent::REPLIED: {
+        PtyAutoReply reply;
+        std::string broken = renderedCheck->reply(event.getReplied(), atNs, reply);
+        if (!broken.empty()) return violation(broken.c_str());
+        record.autoReplies.push_back(kj::mv(reply));
+        break;
+      }
       default:
         return violation("an unknown event kind");
     }
   }
 }
 
-void PtyLink::Impl::done(schema::StreamSummary::Reader summary) {
+void PtyLink::Impl::done(schema::PtySink::DoneParams::Reader params) {
+  auto summary = params.getSummary();
   if (record.fault) return;
   if (record.streamDone) return violation("done twice");
   if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
     return violation("a summary whose truncated flag contradicts its count");
   }
   if (!record.exit) return violation("done before the exit");
+  std::string broken = renderedCheck->done(params.getRenderTruncated(), params.getRenderedFrames());
+  if (!broken.empty()) return violation(broken.c_str());
+  record.renderTruncated = params.getRenderTruncated();
   record.streamDone = true;
   record.outputTruncated = summary.getTruncated();
   record.droppedChunks = summary.getDroppedCount();

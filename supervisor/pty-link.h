@@ -60,6 +60,9 @@ struct PtyLaunch {
   uint64_t maxOutputBytes = 1000000;     // limits.output_bytes (B §6.5)
   std::string netnsPath;   // A9 (ReplayStart): the target joins this network namespace
   std::string usernsPath;  // and, first, this user namespace (empty: none)
+  uint32_t scrollback = 1000;            // terminal.scrollback (B §6.11), 0-100000
+  uint32_t renderMaxFrames = 10000;      // rendered budget: limits.frames (B §6.11)
+  uint64_t renderMaxBytes = 1000000;     // rendered budget: limits.output_bytes (B §6.11)
 };
 
 // ---- What the helper reports (already validated) -----------------------------------------
@@ -80,6 +83,28 @@ struct PtyDispatch {
   uint32_t eventIndex = 0;  // index into PtyLaunch::events
   uint64_t atNs = 0;        // when it fired; for TARGET_EXITED the exit time
   Outcome outcome = Outcome::DISPATCHED;
+};
+
+struct PtyRenderedFrame {
+  // The emulator's state after an accepted chunk or a dispatched resize (B §6.11), before
+  // normalisation. Checked: size 1-1000, `lines.size() == rows`, cursor on the screen, text
+  // valid UTF-8, times in stream order, within the rendered budget.
+  uint64_t atNs = 0;
+  int columns = 0;
+  int rows = 0;
+  int cursorX = 0;  // 0-based, < columns
+  int cursorY = 0;  // 0-based, < rows, relative to the top visible row
+  bool alternate = false;
+  std::vector<std::string> lines;  // untrimmed, padded to `columns` UTF-16 code units
+  std::string serializedState;
+  size_t chunksBefore = 0;  // accepted output chunks received before this frame
+};
+
+struct PtyAutoReply {
+  // A terminal query the target sent, answered by the helper's renderer (written to the PTY).
+  uint64_t atNs = 0;
+  std::string query;  // "DA", "DA2", "DSR-status", "DSR-cursor", ... (screen-queries.h)
+  std::string reply;  // the bytes written
 };
 
 struct PtyExit {
@@ -103,6 +128,9 @@ struct PtyRecord {
   std::optional<PtySpawn> spawn;
   std::vector<PtyChunk> output;
   std::vector<PtyDispatch> interactions;  // in the order the helper reported them
+  std::vector<PtyRenderedFrame> rendered;  // in stream order
+  std::vector<PtyAutoReply> autoReplies;   // in stream order
+  bool renderTruncated = false;            // the rendered budget dropped frames (B §6.11)
   std::optional<PtyExit> exit;
   bool streamDone = false;             // the helper ended its stream with done()
   bool outputTruncated = false;        // raw frames dropped by the frame/byte limit (B §4.8)

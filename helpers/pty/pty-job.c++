@@ -43,6 +43,8 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
         exitedSignal(makeSignal(exitedFulfiller)),
         drainedSignal(makeSignal(drainedFulfiller)),
         failedSignal(makeSignal(failedFulfiller)),
+        renderer(this->config.columns, this->config.rows, int(this->config.scrollback)),
+        renderBudget(this->config.renderMaxFrames, this->config.renderMaxBytes),
         tasks(*this) {
     if (this->config.t0Ns == 0) this->config.t0Ns = monotonicNowNs();
     lastOutputNs = this->config.t0Ns;
@@ -119,7 +121,12 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
         })
         .then([this]() {
           takeOutput();
-          return PtyJobSummary{dropped > 0, dropped};
+          PtyJobSummary summary;
+          summary.truncated = dropped > 0;
+          summary.droppedChunks = dropped;
+          summary.renderTruncated = renderBudget.truncated();
+          summary.renderedFrames = renderedFrames;
+          return summary;
         });
   }
 
@@ -154,6 +161,9 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   kj::ForkedPromise<void> exitedSignal;
   kj::ForkedPromise<void> drainedSignal;
   kj::ForkedPromise<void> failedSignal;
+  Renderer renderer;
+  RenderBudget renderBudget;
+  uint32_t renderedFrames = 0;
   kj::Canceler timers;  // interaction timers and the watchdog; cancelled at the root's exit
   kj::TaskSet tasks;    // last: destroyed first
 
@@ -185,7 +195,12 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
       acceptedBytes += size;
       PtyJobEvent event{PtyJobEvent::Kind::OUTPUT, chunk.atNs};
       event.output = kj::mv(chunk.data);
+      // B §6.11: the accepted chunk goes to the emulator, then one frame with its time; the
+      // answers to queries in it follow the frame.
+      renderer.feed(event.output);
       emit(kj::mv(event));
+      captureFrame(chunk.atNs);
+      answerQueries();
     }
     if (taken.ended && !drainEnded) {
       drainEnded = true;
@@ -194,6 +209,27 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
       }
       drainedFulfiller->fulfill();
     }
+  }
+
+  void answerQueries() {
+    // Programs block on these answers (DA, DSR): write each back at once, as a terminal would,
+    // and report it so the supervisor records it as an automatic interaction.
+    for (auto& reply : renderer.takeReplies()) {
+      if (reaped || finishing) continue;  // writeToTarget() drops it: nothing was answered
+      writeToTarget(reply.reply);
+      PtyJobEvent event{PtyJobEvent::Kind::REPLIED, monotonicNowNs()};
+      event.reply = kj::mv(reply);
+      emit(kj::mv(event));
+    }
+  }
+
+  void captureFrame(uint64_t atNs) {
+    auto frame = renderer.capture(renderBudget);
+    if (!frame) return;  // over the rendered budget: counted as truncated by the budget
+    ++renderedFrames;
+    PtyJobEvent event{PtyJobEvent::Kind::RENDERED, atNs};
+    event.rendered = kj::mv(*frame);
+    emit(kj::mv(event));
   }
 
   kj::Promise<void> watchOutput() {
@@ -258,7 +294,14 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     event.eventIndex = index;
     event.outcome = perform(config.events[index]) ? PtyJobEvent::Outcome::DISPATCHED
                                                   : PtyJobEvent::Outcome::FAILED;
+    bool resized = event.outcome == PtyJobEvent::Outcome::DISPATCHED &&
+                   config.events[index].type == PtyJobInteraction::Type::RESIZE;
     emit(kj::mv(event));
+    if (resized) {
+      // B §6.11: a dispatched resize resizes the emulator and captures a frame at its time.
+      renderer.resize(config.events[index].columns, config.events[index].rows);
+      captureFrame(lastEmittedNs);
+    }
   }
 
   bool perform(const PtyJobInteraction& interaction) {
@@ -375,6 +418,11 @@ void validatePtyJobConfig(const PtyJobConfig& config) {
   KJ_REQUIRE(config.maxFrames >= 1 && config.maxFrames <= 100000, "maxFrames out of range");
   KJ_REQUIRE(config.maxOutputBytes >= 1 && config.maxOutputBytes <= 10000000,
              "maxOutputBytes out of range");
+  KJ_REQUIRE(config.scrollback <= 100000, "scrollback out of range", config.scrollback);
+  KJ_REQUIRE(config.renderMaxFrames >= 1 && config.renderMaxFrames <= 100000,
+             "renderMaxFrames out of range");
+  KJ_REQUIRE(config.renderMaxBytes >= 1 && config.renderMaxBytes <= 10000000,
+             "renderMaxBytes out of range");
 }
 
 kj::Own<PtyJob> PtyJob::start(kj::AsyncIoContext& io, PtyJobConfig config, PtyJobSink& sink,

@@ -8,7 +8,14 @@
 //   - dispatched: each interaction event when it fires `atMs` after the spawn (A2): input is
 //     written to the master, resize is TIOCSWINSZ, signal goes to the root pid only; at the
 //     root's exit every event not yet fired is reported TARGET_EXITED (B §6.4);
-//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4).
+//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4);
+//   - rendered: the terminal emulator's frame (B §6.11, A11) right after each accepted output
+//     chunk (that chunk's time) and each dispatched resize (the dispatch's time), within the
+//     rendered budget (config.renderMaxFrames/renderMaxBytes, counted apart from the raw one);
+//   - replied: a terminal query in the output (DA, DSR...) answered back to the PTY master.
+// Rendering runs on the loop thread, beside the drain thread that alone reads the master: a
+// slow frame delays the loop, never a read (the drain queue absorbs up to 16 MiB). Once the
+// rendered budget is spent the renderer stops emulating and only scans for queries.
 // Output keeps coming after the exit until EIO (A10) or finish().
 //
 // Errors: start() throws FAILED on an invalid config or when the target cannot be spawned;
@@ -17,10 +24,14 @@
 
 #include <cstdint>
 #include <kj/async-io.h>
+#include <optional>
 #include <kj/function.h>
 #include <string>
 #include <sys/types.h>
 #include <vector>
+
+#include "helpers/pty/screen-queries.h"
+#include "helpers/pty/screen-renderer.h"
 
 namespace rea::helper {
 
@@ -49,6 +60,9 @@ struct PtyJobConfig {
   uint64_t maxOutputBytes = 1000000;
   std::string netnsPath;   // A9: the target joins this network namespace (TargetSpec)
   std::string usernsPath;  // and this user namespace first
+  uint32_t scrollback = 1000;         // terminal.scrollback rows, 0-100000
+  uint32_t renderMaxFrames = 10000;   // rendered budget (B §6.11: = limits.frames)
+  uint64_t renderMaxBytes = 1000000;  // rendered budget (B §6.11: = limits.output_bytes)
 };
 
 void validatePtyJobConfig(const PtyJobConfig& config);
@@ -56,7 +70,7 @@ void validatePtyJobConfig(const PtyJobConfig& config);
 // the helper not trusting its caller either).
 
 struct PtyJobEvent {
-  enum class Kind { OUTPUT, DISPATCHED, EXITED };
+  enum class Kind { OUTPUT, DISPATCHED, EXITED, RENDERED, REPLIED };
   enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED };
   enum class Reason { EXITED, TIMEOUT, IDLE_TIMEOUT };
 
@@ -70,6 +84,8 @@ struct PtyJobEvent {
   bool exitedNormally = true;  // EXITED: true -> `status` is an exit code, else a signal number
   int status = 0;
   Reason reason = Reason::EXITED;
+  std::optional<RenderedScreen> rendered;  // RENDERED
+  QueryReply reply;                        // REPLIED: what was answered and written
 };
 
 class PtyJobSink {
@@ -82,6 +98,8 @@ class PtyJobSink {
 struct PtyJobSummary {
   bool truncated = false;
   uint64_t droppedChunks = 0;
+  bool renderTruncated = false;  // the rendered budget dropped a frame
+  uint32_t renderedFrames = 0;   // RENDERED events emitted
 };
 
 class PtyJob {

@@ -54,7 +54,14 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
     result.netnsPath = text(config.getNetwork().getNet());
     result.usernsPath = text(config.getNetwork().getUser());
   }
+  result.scrollback = config.getScrollback();
+  result.renderMaxFrames = config.getRenderMaxFrames();
+  result.renderMaxBytes = config.getRenderMaxBytes();
   return result;
+}
+
+kj::ArrayPtr<const kj::byte> bytes(const std::string& text) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
 }
 
 void eventToSchema(const PtyJobEvent& event, schema::PtyEvent::Builder builder) {
@@ -100,6 +107,26 @@ void eventToSchema(const PtyJobEvent& event, schema::PtyEvent::Builder builder) 
       }
       break;
     }
+    case PtyJobEvent::Kind::RENDERED: {
+      const RenderedScreen& frame = *event.rendered;
+      auto out = builder.initRendered();
+      out.setColumns(uint16_t(frame.columns));
+      out.setRows(uint16_t(frame.rows));
+      out.setCursorX(uint16_t(frame.cursorX));
+      out.setCursorY(uint16_t(frame.cursorY));
+      out.setAlternate(frame.alternate);
+      auto lines = out.initLines(frame.lines.size());
+      for (size_t i = 0; i < frame.lines.size(); ++i)
+        lines.set(i, bytes(frame.lines[i]));
+      out.setSerializedState(bytes(frame.serializedState));
+      break;
+    }
+    case PtyJobEvent::Kind::REPLIED: {
+      auto out = builder.initReplied();
+      out.setQuery(event.reply.query);
+      out.setReply(bytes(event.reply.reply));
+      break;
+    }
   }
 }
 
@@ -128,8 +155,9 @@ class PtyJobServer final : public schema::PtyJob::Server,
 
   void event(PtyJobEvent&& event) override {
     bool urgent = event.kind == PtyJobEvent::Kind::EXITED;  // the supervisor settles on it
-    size_t bytes = event.output.size() + 16;
-    batches.add(kj::mv(event), bytes);
+    size_t size = event.output.size() + 16;
+    if (event.rendered) size += event.rendered->cost() + 8 * event.rendered->lines.size();
+    batches.add(kj::mv(event), size);
     if (urgent) batches.flush();
   }
 
@@ -144,6 +172,8 @@ class PtyJobServer final : public schema::PtyJob::Server,
         auto out = request.initSummary();
         out.setTruncated(summary.truncated);
         out.setDroppedCount(summary.droppedChunks);
+        request.setRenderTruncated(summary.renderTruncated);
+        request.setRenderedFrames(summary.renderedFrames);
         return request.send().ignoreResult();
       });
     });

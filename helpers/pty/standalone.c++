@@ -68,6 +68,9 @@ PtyJobConfig ptyJobConfigFromJson(const evidence::Json& request) {
   config.t0Ns = field<uint64_t>(request, "t0Ns", 0);
   config.maxFrames = field<uint32_t>(request, "maxFrames", config.maxFrames);
   config.maxOutputBytes = field<uint64_t>(request, "maxOutputBytes", config.maxOutputBytes);
+  config.scrollback = field<uint32_t>(request, "scrollback", config.scrollback);
+  config.renderMaxFrames = field<uint32_t>(request, "renderMaxFrames", config.renderMaxFrames);
+  config.renderMaxBytes = field<uint64_t>(request, "renderMaxBytes", config.renderMaxBytes);
   auto events = request.find("events");
   if (events != request.end()) {
     KJ_REQUIRE(events->is_array(), "events is not an array");
@@ -117,6 +120,25 @@ evidence::Json ptyJobEventToJson(const PtyJobEvent& event) {
       line["signal"] = event.exitedNormally ? evidence::Json() : evidence::Json(event.status);
       line["reason"] = reasonName(event.reason);
       break;
+    case PtyJobEvent::Kind::RENDERED: {
+      const RenderedScreen& frame = *event.rendered;
+      line["event"] = "rendered";
+      line["atNs"] = event.atNs;
+      line["columns"] = frame.columns;
+      line["rows"] = frame.rows;
+      line["cursorX"] = frame.cursorX;
+      line["cursorY"] = frame.cursorY;
+      line["activeBuffer"] = frame.alternate ? "alternate" : "normal";
+      line["lines"] = frame.lines;
+      line["serializedState"] = frame.serializedState;
+      break;
+    }
+    case PtyJobEvent::Kind::REPLIED:
+      line["event"] = "replied";
+      line["atNs"] = event.atNs;
+      line["query"] = event.reply.query;
+      line["reply"] = event.reply.reply;
+      break;
   }
   return line;
 }
@@ -137,7 +159,9 @@ kj::Promise<void> runPtyStandalone(HelperContext& context, const evidence::Json&
                   .then([&out](PtyJobSummary summary) {
                     out.write({{"event", "done"},
                                {"truncated", summary.truncated},
-                               {"droppedCount", summary.droppedChunks}});
+                               {"droppedCount", summary.droppedChunks},
+                               {"renderTruncated", summary.renderTruncated},
+                               {"renderedFrames", summary.renderedFrames}});
                   });
   return done.exclusiveJoin(jobRef.whenFailed()).attach(kj::mv(job), kj::mv(sink));
 }

@@ -5,7 +5,10 @@
 //   {"event":"output","atNs":N,"data":"..."}
 //   {"event":"dispatched","atNs":N,"eventIndex":N,"outcome":"dispatched|failed|targetExited"}
 //   {"event":"exited","atNs":N,"code":N|null,"signal":N|null,"reason":"exited|timeout|idleTimeout"}
-//   {"event":"done","truncated":B,"droppedCount":N}
+//   {"event":"rendered","atNs":N,"columns":N,"rows":N,"cursorX":N,"cursorY":N,
+//    "activeBuffer":"normal|alternate","lines":[...],"serializedState":"..."}
+//   {"event":"replied","atNs":N,"query":"DSR-cursor","reply":"..."}
+//   {"event":"done","truncated":B,"droppedCount":N,"renderTruncated":B,"renderedFrames":N}
 // After the exit it keeps draining until EOF, at most DRAIN_AFTER_EXIT, then finishes.
 //
 // Errors: ptyJobConfigFromJson throws FAILED naming the first malformed field.

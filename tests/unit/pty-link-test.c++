@@ -137,6 +137,24 @@ class FakePty final : public schema::Pty::Server {
       auto events = request.initEvents(1);
       events[0].setAtNs(now);
       events[0].initDispatched().setEventIndex(3);
+    } else if (mode.compare(0, 15, "/fake/rendered-") == 0) {
+      // Rendered frames (B §6.11) breaking one rule each; the default launch is 80x24.
+      auto events = request.initEvents(1);
+      events[0].setAtNs(now);
+      auto frame = events[0].initRendered();
+      frame.setColumns(mode == "/fake/rendered-size" ? 0 : 4);
+      frame.setRows(2);
+      frame.setCursorX(mode == "/fake/rendered-cursor" ? 4 : 3);
+      auto lines = frame.initLines(mode == "/fake/rendered-lines" ? 1 : 2);
+      for (auto i : kj::indices(lines))
+        lines.set(i, kj::StringPtr(mode == "/fake/rendered-utf8" ? "ab\xff " : "abc ").asBytes());
+      frame.setSerializedState(kj::StringPtr("abc").asBytes());
+    } else if (mode == "/fake/unknown-reply") {
+      auto events = request.initEvents(1);
+      events[0].setAtNs(now);
+      auto reply = events[0].initReplied();
+      reply.setQuery("whoami");
+      reply.setReply(kj::StringPtr("\x1b[0n").asBytes());
     } else {  // "/fake/no-done": a correct exit, then finish without done
       auto events = request.initEvents(1);
       events[0].setAtNs(now);
@@ -369,6 +387,67 @@ TEST(PtyLink, ASinkDroppedWithoutDoneIsAFault) {
   EXPECT_EQ(fault.reason,
             "the pty helper sent an invalid event (event sink dropped without done) "
             "and was stopped");
+}
+
+}  // namespace
+}  // namespace rea::supervisor
+
+// ---- Rendered frames and answered queries (B §6.11) -------------------------------------
+
+namespace rea::supervisor {
+namespace {
+
+TEST(PtyLink, CarriesRenderedFramesAndAnsweredQueriesFromTheRealHelper) {
+  auto io = kj::setupAsyncIo();
+  PtyLink link(io, HELPER_DIR);
+  auto launch = launchOf("/bin/bash", {"-c",
+                                       "stty -echo -icanon; printf 'ab\\033[6n'; "
+                                       "IFS= read -r -d R r; printf '\\r\\nok'"});
+  launch.columns = 10;
+  launch.rows = 3;
+  PtyInteraction resize;
+  resize.type = PtyInteraction::Type::RESIZE;
+  resize.atMs = 50000;  // never fires: the root exits first
+  resize.columns = 20;
+  resize.rows = 5;
+  launch.events = {resize};
+  link.start(kj::mv(launch)).wait(io.waitScope);
+  link.whenExited().wait(io.waitScope);
+  link.finish().wait(io.waitScope);
+  auto& record = link.record();
+  ASSERT_FALSE(record.fault.has_value()) << record.fault->reason;
+  ASSERT_EQ(record.autoReplies.size(), 1u);
+  EXPECT_EQ(record.autoReplies[0].query, "DSR-cursor");
+  EXPECT_EQ(record.autoReplies[0].reply, "\x1b[1;3R");
+  ASSERT_FALSE(record.rendered.empty());
+  EXPECT_EQ(record.rendered.size(), record.output.size());  // one per accepted chunk
+  auto& last = record.rendered.back();
+  EXPECT_EQ(last.columns, 10);
+  EXPECT_EQ(last.rows, 3);
+  EXPECT_EQ(last.lines, (std::vector<std::string>{"ab        ", "ok        ", "          "}));
+  EXPECT_EQ(last.cursorX, 2);
+  EXPECT_EQ(last.cursorY, 1);
+  EXPECT_EQ(last.chunksBefore, record.output.size());
+  EXPECT_FALSE(record.renderTruncated);
+  for (size_t i = 1; i < record.rendered.size(); ++i)
+    EXPECT_GE(record.rendered[i].atNs, record.rendered[i - 1].atNs);
+}
+
+TEST(PtyLink, StopsAHelperWhoseRenderedFramesBreakTheirShape) {
+  struct Case {
+    const char* mode;
+    const char* rule;
+  };
+  for (auto c : {Case{"/fake/rendered-size", "a rendered frame size out of range"},
+                 Case{"/fake/rendered-cursor", "a rendered cursor off the screen"},
+                 Case{"/fake/rendered-lines", "rendered lines that are not one per row"},
+                 Case{"/fake/rendered-utf8", "a rendered line that is not UTF-8"},
+                 Case{"/fake/unknown-reply", "a reply to an unknown query"}}) {
+    auto fault = runAgainstFakeHelper(c.mode);
+    EXPECT_EQ(fault.reason,
+              std::string("the pty helper sent an invalid event (") + c.rule + ") and was stopped")
+        << c.mode;
+  }
 }
 
 }  // namespace

@@ -60,7 +60,19 @@ TEST(PtyStandalone, PrintsTheJobsEventsAsJsonLines) {
   EXPECT_EQ(lines[exited + 1]["event"], "dispatched");
   EXPECT_EQ(lines[exited + 1]["eventIndex"], 1);
   EXPECT_EQ(lines[exited + 1]["outcome"], "targetExited");
-  EXPECT_EQ(lines.back(), Json({{"event", "done"}, {"truncated", false}, {"droppedCount", 0}}));
+  // One rendered frame per output chunk (B §6.11); the last shows the screen.
+  auto count = [&](const char* kind) { return std::count(kinds.begin(), kinds.end(), kind); };
+  EXPECT_EQ(count("rendered"), count("output"));
+  auto lastFrame = std::find(kinds.rbegin(), kinds.rend(), "rendered");
+  ASSERT_NE(lastFrame, kinds.rend());
+  const Json& frame = lines[kinds.rend() - lastFrame - 1];
+  EXPECT_EQ(frame["lines"][1], "got:yes" + std::string(73, ' '));
+  EXPECT_EQ(frame["activeBuffer"], "normal");
+  EXPECT_EQ(lines.back(), Json({{"event", "done"},
+                                {"truncated", false},
+                                {"droppedCount", 0},
+                                {"renderTruncated", false},
+                                {"renderedFrames", count("rendered")}}));
 }
 
 TEST(PtyStandalone, AMalformedRequestIsAUsageError) {

@@ -1,0 +1,40 @@
+#pragma once
+// The rendered part of the pty helper's stream (B §6.11, A11), for PtyLink only: converts the
+// helper's `rendered` and `replied` events into PtyRenderedFrame / PtyAutoReply and checks them
+// (an untrusted helper: a broken rule stops it). Owns the rendered budget's running count.
+//
+// Errors: none thrown; check() returns the broken rule as text (empty when the event is fine).
+
+#include <cstdint>
+#include <string>
+
+#include "schema/pty.capnp.h"
+#include "supervisor/pty-link.h"
+
+namespace rea::supervisor {
+
+class RenderedStreamCheck {
+ public:
+  explicit RenderedStreamCheck(const PtyLaunch& launch);
+
+  std::string frame(schema::RenderedFrame::Reader in, uint64_t atNs, size_t chunksBefore,
+                    PtyRenderedFrame& out);
+  // Converts one frame into `out`, or returns the rule it breaks: a size outside 1-1000,
+  // `lines` not one per row, a cursor off the screen, text that is not UTF-8, more frames or
+  // bytes than the rendered budget.
+
+  std::string reply(schema::QueryReply::Reader in, uint64_t atNs, PtyAutoReply& out);
+  // Converts one answered query, or returns the rule it breaks (an unknown query name, an empty
+  // or oversized reply, a reply that is not UTF-8).
+
+  std::string done(bool renderTruncated, uint32_t renderedFrames) const;
+  // The summary's claims against what arrived.
+
+ private:
+  uint32_t maxFrames;
+  uint64_t maxBytes;
+  uint32_t frames = 0;
+  uint64_t bytes = 0;
+};
+
+}  // namespace rea::supervisor
