@@ -49,6 +49,9 @@ struct PtyConfig {
   maxOutputBytes @11 :UInt64;
   # Raw frame limits (SPEC B §6.5): a chunk that would exceed either is dropped whole and the
   # stream ends truncated; a later, smaller chunk that fits is still sent.
+  cgroupPath @12 :Data;
+  # The capture cgroup made by the sampler (A8): when non-empty the target is born inside it
+  # (clone3 with CLONE_INTO_CGROUP); when empty (sampled mode) it is forked as usual.
 }
 
 struct PtyInteraction {

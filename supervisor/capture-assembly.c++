@@ -10,18 +10,15 @@
 #include "evidence/normalise.h"
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
+#include "supervisor/assemble-processes.h"
 
 namespace rea::supervisor {
 namespace {
 
 using namespace rea::evidence;
 
-// The limitation sentences of B §4.4, as this build observes things. Sentence 1 differs from
-// REA's: until the sampler helper runs, nothing beyond the root's process group is observed,
-// and the Evidence must say exactly that.
-const char PROCESS_LIMITATION[] =
-    "The process tree is not sampled: only the root's process group is observed for settlement "
-    "and cleanup, so descendants that leave it and short-lived processes are not recorded.";
+// The limitation sentences of B §4.4; the process ones depend on the observation mode (A8) and
+// come from assemble-processes.
 const char FILESYSTEM_LIMITATION[] =
     "The filesystem is observed through before/after snapshots rather than syscall tracing.";
 const char NETWORK_LIMITATION[] = "The harness leaves external networking unisolated.";
@@ -178,32 +175,6 @@ evidence::Exit assembleExit(const PtyRecord& pty) {
   return exit;
 }
 
-evidence::Settlement assembleSettlement(const CaptureRunResult& run, const Clock& clock) {
-  evidence::Settlement settlement;
-  if (!run.settlement) {
-    settlement.state = SettlementState::UNVERIFIABLE;
-    settlement.cleanupOutcome = CleanupOutcome::CLEANED;
-    return settlement;
-  }
-  switch (run.settlement->state) {
-    case SettlementResult::State::QUIESCED:
-      settlement.state = SettlementState::QUIESCED;
-      break;
-    case SettlementResult::State::ALIVE_AT_DEADLINE:
-      settlement.state = SettlementState::ALIVE_AT_DEADLINE;
-      break;
-    case SettlementResult::State::UNVERIFIABLE:
-      settlement.state = SettlementState::UNVERIFIABLE;
-      break;
-  }
-  settlement.elapsedMs = bucketMs(run.settlement->elapsedMs, clock.bucket);  // A6
-  // B §6.1 FINISH: a capture with a failed cleanup is never returned (it becomes an error).
-  settlement.cleanupOutcome = settlement.state == SettlementState::QUIESCED
-                                  ? CleanupOutcome::NOT_REQUIRED
-                                  : CleanupOutcome::CLEANED;
-  return settlement;
-}
-
 Manifest assembleManifest(const Scenario& scenario, const AssemblyInputs& inputs) {
   Manifest manifest;
   manifest.reaVersion = REA_VERSION;
@@ -259,7 +230,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.frames = assembleFrames(run.pty, clock, terminalText);
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
-  capture.settlement = assembleSettlement(run, clock);
+  capture.settlement = assembleSettlement(run, clock.bucket);
+  ProcessAssembly processes = assembleProcesses(run, base, clock.bucket);
+  capture.processSamples = std::move(processes.samples);
+  capture.manifest.processObservation = processes.observation;
 
   // Checkpoints (B §6.10): no filesystem roots can be declared yet, so both snapshots are empty.
   int64_t completedMs = std::max<int64_t>(0, inputs.completedAtRealMs - run.t0RealMs);
@@ -267,9 +241,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesystemCheckpoints.push_back(
       emptyCheckpoint("after_settlement", bucketMs(completedMs, clock.bucket)));
 
-  capture.truncated = run.pty.outputTruncated || !run.lostHelpers.empty();
-  capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
-  capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
+  capture.truncated = run.pty.outputTruncated || processes.partial || !run.lostHelpers.empty();
+  capture.limitations = processes.leadingLimitations;
+  capture.limitations.push_back(FILESYSTEM_LIMITATION);
+  capture.residualUnknowns = processes.residualUnknowns;
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
     capture.limitations.push_back(NETWORK_LIMITATION);
     capture.residualUnknowns.push_back({ResidualScope::NETWORK, NETWORK_RESIDUAL});
@@ -279,10 +254,16 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
     std::string reason = "Lost helper: " + lost.reason +
                          "; its observations after that moment are missing.";
     capture.limitations.push_back(reason);
+    if (lost.helper == "sampler") {
+      capture.residualUnknowns.push_back({ResidualScope::PROCESS, reason});
+      continue;
+    }
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});
     capture.residualUnknowns.push_back({ResidualScope::INTERACTION, reason});
     if (!run.pty.exit) capture.residualUnknowns.push_back({ResidualScope::EXIT, reason});
   }
+  for (auto& sentence : processes.trailingLimitations)
+    capture.limitations.push_back(std::move(sentence));
   return capture;
 }
 

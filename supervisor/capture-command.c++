@@ -104,6 +104,11 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.settleMs = scenario.settleMs;
   request.maxFrames = static_cast<uint32_t>(scenario.limits.frames);
   request.maxOutputBytes = static_cast<uint64_t>(scenario.limits.outputBytes);
+  request.maxProcesses = static_cast<uint32_t>(scenario.limits.processes);
+  // Hidden switch for tests and comparisons (helpers/sampler/README.md): the baseline's sampling
+  // even where exact observation is possible.
+  const char* forceSampled = getenv("REA_FORCE_SAMPLED");
+  request.forceSampled = forceSampled != nullptr && std::string(forceSampled) == "1";
   return request;
 }
 

@@ -14,39 +14,22 @@
 namespace rea::supervisor {
 namespace {
 
-// Kills what the capture owns in the root's process group when dropped, unless release() ran
-// first. This is what makes cancellation (a dropped promise) and helper loss safe.
-class OwnedGroupGuard {
- public:
-  OwnedGroupGuard(pid_t pgid, std::string token) : pgid(pgid), token(std::move(token)) {}
-  ~OwnedGroupGuard() noexcept(false) {
-    if (!released) cleanupOwnedGroup(pgid, token);
-  }
-  GroupCleanup release() {
-    released = true;
-    return cleanupOwnedGroup(pgid, token);
-  }
-
- private:
-  pid_t pgid;
-  std::string token;
-  bool released = false;
-};
-
 struct CaptureState {
   CaptureRunRequest request;
   TempRoot root;
   CaptureRunResult result;
+  // Before `pty`, so destroyed after it: a dropped capture loses the pty helper (its root dies
+  // with it) first, then the sampler link cleans up what the capture owns (sampler-link.h).
+  kj::Own<SamplerLink> sampler;
   kj::Own<PtyLink> pty;
-  kj::Maybe<kj::Own<OwnedGroupGuard>> groupGuard;
 
   explicit CaptureState(CaptureRunRequest request) : request(std::move(request)) {}
 
-  void noteLost(const HelperFault& fault) {
+  void noteLost(const char* helper, const HelperFault& fault) {
     for (const auto& lost : result.lostHelpers) {
-      if (lost.helper == "pty") return;
+      if (lost.helper == helper) return;
     }
-    result.lostHelpers.push_back({"pty", fault.reason});
+    result.lostHelpers.push_back({helper, fault.reason});
   }
 
   void noteCleanupFailure(const std::string& reason) {
@@ -107,36 +90,49 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
         return std::string(value);
       });
 
-  // T0 (B §4.5): right before the terminal and the PTY are created.
-  s.result.t0RealMs = wallClockMs();
-  s.result.t0MonoNs = monotonicNs();
-  s.pty = kj::heap<PtyLink>(io);
-
-  auto& timer = io.provider->getTimer();
-  return s.pty->start(makeLaunch(s, std::move(environment)))
+  // The sampler first (A8): the target must be born inside its capture cgroup.
+  s.sampler = kj::heap<SamplerLink>(io);
+  SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
+  return s.sampler->prepare(kj::mv(plan))
+      .then([&s, &io, environment = std::move(environment)](SamplerPrepared prepared) mutable {
+        // T0 (B §4.5): right before the terminal and the PTY are created.
+        s.result.t0RealMs = wallClockMs();
+        s.result.t0MonoNs = monotonicNs();
+        s.pty = kj::heap<PtyLink>(io);
+        auto launch = makeLaunch(s, std::move(environment));
+        launch.cgroupPath = prepared.cgroupPath;
+        return s.pty->start(kj::mv(launch));
+      })
       .then([&s](PtySpawn spawn) {
-        s.groupGuard = kj::heap<OwnedGroupGuard>(spawn.rootPid, s.result.runToken);
+        s.sampler->start(spawn.rootPid);
         return s.pty->whenExited();
       })
-      .then([&s, &timer](std::optional<PtyExit> exit) -> kj::Promise<void> {
+      .then([&s](std::optional<PtyExit> exit) -> kj::Promise<void> {
         if (!exit) {
           // The pty helper was lost before the root's exit was observed (A13): its target dies
           // with it (PR_SET_PDEATHSIG); settlement cannot be observed from the exit.
           return kj::READY_NOW;
         }
-        pid_t root = s.pty->record().spawn->rootPid;
-        return observeSettlement(timer, {root}, s.result.runToken, s.request.settleMs)
-            .then([&s](SettlementResult settlement) { s.result.settlement = settlement; });
+        return s.sampler->settle(s.request.settleMs)
+            .then([&s](std::optional<SamplerSettlement> settlement) {
+              s.result.settlement = settlement;
+            });
       })
       .then([&s]() { return s.pty->finish(); })
       .then([&s]() {
         s.result.pty = s.pty->record();
-        if (s.result.pty.fault) s.noteLost(*s.result.pty.fault);
+        if (s.result.pty.fault) s.noteLost("pty", *s.result.pty.fault);
+        return s.sampler->stop();
+      })
+      .then([&s]() {
         // B §6.6.3 release, in order, remembering the first failure.
-        KJ_IF_MAYBE (guard, s.groupGuard) {
-          auto cleanup = (*guard)->release();
-          if (!cleanup.complete) s.noteCleanupFailure(cleanup.problem);
-        }
+        return s.sampler->cleanup();
+      })
+      .then([&s](SamplerCleanup cleanup) {
+        if (!cleanup.complete) s.noteCleanupFailure(cleanup.problem);
+        s.result.processCleanup = cleanup;
+        s.result.sampler = s.sampler->record();
+        if (s.result.sampler.fault) s.noteLost("sampler", *s.result.sampler.fault);
         KJ_IF_MAYBE (e, kj::runCatchingExceptions([&s]() { s.root.remove(); })) {
           s.noteCleanupFailure("temporary process root cleanup failed");
         }

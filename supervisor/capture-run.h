@@ -5,9 +5,9 @@
 // capture's owned processes and removes the temp root. Everything observed is returned raw
 // (monotonic times, unnormalised text); capture-assembly turns it into the capture object.
 //
-// Cleanup always happens: the temp root and the owned process group are released by RAII
-// guards on every path, including when the returned promise is cancelled (rea got SIGINT,
-// SIGTERM or SIGHUP) or a helper dies.
+// Cleanup always happens: the temp root and the owned processes (the sampler's capture cgroup
+// and groups, see sampler-link.h) are released on every path, including when the returned
+// promise is cancelled (rea got SIGINT, SIGTERM or SIGHUP) or a helper dies.
 //
 // Errors: the promise rejects (FAILED) when the target could not be started at all; what
 // happens after a successful start (a lost helper, a cleanup that could not be verified) is
@@ -23,9 +23,8 @@
 
 #include <kj/async-io.h>
 
-#include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
-#include "supervisor/settlement.h"
+#include "supervisor/sampler-link.h"
 
 namespace rea::supervisor {
 
@@ -43,6 +42,8 @@ struct CaptureRunRequest {
   int64_t settleMs = 100;
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
+  uint32_t maxProcesses = 1000;  // limits.processes
+  bool forceSampled = false;     // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
 };
 
 struct LostHelper {
@@ -56,7 +57,10 @@ struct CaptureRunResult {
   int64_t t0RealMs = 0;  // wall clock at T0 (manifest.started_at)
   uint64_t t0MonoNs = 0;
   PtyRecord pty;
-  std::optional<SettlementResult> settlement;  // absent when the root's exit was never observed
+  SamplerRecord sampler;  // process observation: mode, raw samples, partial, fault
+  std::optional<SamplerSettlement> settlement;  // absent when the root's exit was never observed
+                                                // or the sampler was lost
+  SamplerCleanup processCleanup;  // who was signalled or left alone, and escapees (A8)
   std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;         // A13
 };

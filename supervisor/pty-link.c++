@@ -94,6 +94,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
   config.setT0Ns(launch.t0Ns);
   config.setMaxFrames(launch.maxFrames);
   config.setMaxOutputBytes(launch.maxOutputBytes);
+  config.setCgroupPath(bytesOf(launch.cgroupPath));
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {

@@ -58,6 +58,7 @@ struct PtyLaunch {
   uint64_t t0Ns = 0;                     // the capture's T0, CLOCK_MONOTONIC ns
   uint32_t maxFrames = 10000;            // limits.frames (B §6.5)
   uint64_t maxOutputBytes = 1000000;     // limits.output_bytes (B §6.5)
+  std::string cgroupPath;                // the sampler's capture cgroup; "" = none (A8)
 };
 
 // ---- What the helper reports (already validated) -----------------------------------------

@@ -70,6 +70,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     spec.environment = config.environment;
     spec.columns = config.columns;
     spec.rows = config.rows;
+    spec.cgroupPath = config.cgroupPath;
     target = spawnTarget(spec);
     auto& t = KJ_ASSERT_NONNULL(target);
     pidfdObserver = kj::heap<kj::UnixEventPort::FdObserver>(

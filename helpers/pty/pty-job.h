@@ -47,6 +47,7 @@ struct PtyJobConfig {
   uint64_t t0Ns = 0;  // CLOCK_MONOTONIC; 0 = the moment start() is called
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
+  std::string cgroupPath;  // "" = no capture cgroup (TargetSpec::cgroupPath)
 };
 
 void validatePtyJobConfig(const PtyJobConfig& config);

@@ -50,6 +50,7 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
   result.t0Ns = config.getT0Ns();
   result.maxFrames = config.getMaxFrames();
   result.maxOutputBytes = config.getMaxOutputBytes();
+  result.cgroupPath = text(config.getCgroupPath());
   return result;
 }
 

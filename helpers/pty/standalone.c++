@@ -68,6 +68,7 @@ PtyJobConfig ptyJobConfigFromJson(const evidence::Json& request) {
   config.t0Ns = field<uint64_t>(request, "t0Ns", 0);
   config.maxFrames = field<uint32_t>(request, "maxFrames", config.maxFrames);
   config.maxOutputBytes = field<uint64_t>(request, "maxOutputBytes", config.maxOutputBytes);
+  config.cgroupPath = field<std::string>(request, "cgroupPath", "");
   auto events = request.find("events");
   if (events != request.end()) {
     KJ_REQUIRE(events->is_array(), "events is not an array");

@@ -26,6 +26,8 @@ struct TargetSpec {
   std::vector<std::string> environment;  // NAME=VALUE
   uint16_t columns = 80;
   uint16_t rows = 24;
+  std::string cgroupPath;  // non-empty: the target is born in this cgroup v2 group (the
+                           // sampler's capture cgroup, A8) through clone3(CLONE_INTO_CGROUP)
 };
 
 struct Target {
