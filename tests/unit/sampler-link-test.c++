@@ -55,6 +55,10 @@ Target spawnIn(const std::string& cgroupPath, const std::string& token, const ch
     _exit(127);
   }
   if (pidfd < 0) pidfd = int(syscall(SYS_pidfd_open, pid, 0));
+  // Until it has exec'd the child still has our environment (no token): wait for the exec, as
+  // the pty helper's root has long exec'd when anything is cleaned up.
+  for (int i = 0; i < 200 && helper::checkRunToken(pid, token) != helper::Ownership::OWNED; ++i)
+    usleep(5000);
   return Target{pid, kj::AutoCloseFd(pidfd)};
 }
 
