@@ -5,6 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include <kj/debug.h>
 
 #include "helpers/sampler/capture-cgroup.h"
@@ -87,12 +89,37 @@ void cleanUpRootGroup(OwnedCleanup& result, const std::string& runToken, pid_t r
   note(result, "owned process group signal failed");
 }
 
+std::vector<std::string> cgroupCandidates(const std::string& runToken) {
+  // Where a sampler would have made the capture cgroup (capture-cgroup.c++): under the cgroup2
+  // mount, or under our own group there (the helper inherits it).
+  std::vector<std::string> paths;
+  KJ_IF_MAYBE (mount, helper::findCgroup2Mount()) {
+    paths.push_back(*mount + "/rea-" + runToken);
+    std::ifstream own("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(own, line)) {
+      if (line.compare(0, 3, "0::") == 0 && line.size() > 4) {
+        paths.push_back(*mount + line.substr(3) + "/rea-" + runToken);
+      }
+    }
+  }
+  return paths;
+}
+
 }  // namespace
 
 OwnedCleanup cleanUpOwnedProcesses(const std::string& cgroupPath, const std::string& runToken,
                                    pid_t rootPid) {
   OwnedCleanup result;
-  if (!cgroupPath.empty()) cleanUpCgroup(result, cgroupPath, runToken);
+  if (!cgroupPath.empty()) {
+    cleanUpCgroup(result, cgroupPath, runToken);
+  } else if (!runToken.empty()) {
+    // The helper may have made the group before it could tell us (lost or cancelled during
+    // prepare): look where it would be.
+    for (const auto& path : cgroupCandidates(runToken)) {
+      if (access(path.c_str(), F_OK) == 0) cleanUpCgroup(result, path, runToken);
+    }
+  }
   if (rootPid > 0) cleanUpRootGroup(result, runToken, rootPid);
   return result;
 }

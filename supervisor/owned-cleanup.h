@@ -27,8 +27,9 @@ struct OwnedCleanup {
 
 OwnedCleanup cleanUpOwnedProcesses(const std::string& cgroupPath, const std::string& runToken,
                                    pid_t rootPid);
-// `cgroupPath` "" = no capture cgroup; `rootPid` 0 = no target was started. Takes up to ~1.5 s
-// when processes are slow to die.
+// `cgroupPath` "" = none known: a group named after the token where a sampler would have made
+// it is cleaned up all the same (a helper lost during prepare); `rootPid` 0 = no target was
+// started. Takes up to ~1.5 s when processes are slow to die.
 
 bool isCaptureCgroupPath(const std::string& path, const std::string& runToken);
 // True when `path` is a capture cgroup this capture may own: an absolute path without "." or

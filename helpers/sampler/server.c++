@@ -67,6 +67,8 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
   void record(const ProcessRecord& row) override {
     KJ_IF_MAYBE (b, batches) {
       (*b)->add(row, row.command.size() + 32);
+    } else {
+      early.push_back(row);  // exact mode records from the root's fork on, before start()
     }
   }
 
@@ -83,6 +85,9 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
         context.io.provider->getTimer(),
         [this](kj::Array<ProcessRecord> batch) { return push(kj::mv(batch)); });
     tasks.add(sink->whenFailed());
+    for (auto& row : early)
+      sink->add(row, row.command.size() + 32);
+    early.clear();
     batches = kj::mv(sink);
     observer.start(pid_t(root));
     return kj::READY_NOW;
@@ -137,7 +142,8 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
   HelperContext& context;
   kj::Maybe<schema::SamplerSink::Client> sinkCap;
   kj::Maybe<kj::Own<BatchingSink<ProcessRecord>>> batches;
-  ProcessObserver observer;  // after `batches`: destroyed first, it records into them
+  std::vector<ProcessRecord> early;  // recorded before start() brought the sink
+  ProcessObserver observer;          // after `batches`: destroyed first, it records into them
   bool started = false;
   bool settled = false;
   bool stopped = false;

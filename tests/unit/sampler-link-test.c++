@@ -160,6 +160,38 @@ TEST(SamplerLink, SettlesAtOnceWhenTheGroupIsEmptyInExactMode) {
   expectNothingLeft(token, prepared.cgroupPath);
 }
 
+TEST(SamplerLink, ATargetThatExitsBeforeStartArrivesIsStillRecordedInExactMode) {
+  // The launcher's start() travels through the supervisor; a quick target has long exec'd,
+  // exited and been reaped by then. Exact mode identifies the root by its birth in the cgroup.
+  Fixture fixture;
+  auto& io = fixture.io;
+  auto& token = fixture.token;
+  SamplerLink link(io, HELPERS);
+  auto prepared = link.prepare({token, 1000, false}).wait(io.waitScope);
+  if (!prepared.exact) GTEST_SKIP() << "no exact observation here: " << prepared.sampledReason;
+  auto target = spawnIn(prepared.cgroupPath, token, "exec /bin/echo quick");
+  waitForExit(io, target);
+  link.start(target.pid);
+  ASSERT_TRUE(link.settle(1000).wait(io.waitScope));
+  link.stop().wait(io.waitScope);
+  auto cleanup = link.cleanup().wait(io.waitScope);
+  EXPECT_TRUE(cleanup.complete) << cleanup.problem;
+  const auto& record = link.record();
+  EXPECT_FALSE(record.partial);
+  std::string rows;
+  for (const auto& row : record.samples)
+    rows += std::to_string(row.pid) + " " + std::to_string(row.parentPid) + " '" + row.command +
+            "' " + std::to_string(row.processGroupId.value_or(-1)) + "\n";
+  // The shell's exec, the exec of echo (both in the root), then the root's exit.
+  ASSERT_EQ(record.samples.size(), 3u) << rows;
+  EXPECT_EQ(record.samples[0].command, "/bin/sh -c exec /bin/echo quick");
+  EXPECT_EQ(record.samples[1].command, "/bin/echo quick");
+  EXPECT_EQ(record.samples[2].command, "");
+  for (const auto& row : record.samples)
+    EXPECT_EQ(row.pid, target.pid);
+  expectNothingLeft(token, prepared.cgroupPath);
+}
+
 TEST(SamplerLink, ForcedSamplingUsesNoCgroupAndStillCleansUp) {
   Fixture fixture;
   auto& io = fixture.io;
