@@ -1,13 +1,46 @@
 #!/usr/bin/env bash
-# Runs every benchmark and prints its table (median of 5 runs each). Build first:
-#   bash scripts/build.sh build
-# then: bash bench/run.sh [build-dir]
+# The benchmark runner: runs every build/bin/*-bench program (median of RUNS runs each, default
+# 5; every figure beside a reference measured in the same run) and writes their tables into
+# bench/README.md between the `bench:results` markers, with the commit, the machine and the load
+# it ran under. Build first (bash scripts/build.sh build), then:
+#   bash bench/run.sh [build-dir] [runs]
+# Prints the tables as it goes; `--no-write` leaves README.md untouched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=${1:-build}
-echo "commit $(git rev-parse --short HEAD), $(nproc) cores, $(uname -r), $(date -u +%F)"
-for b in "$dir"/bin/*-bench; do
-  echo
-  echo "## $(basename "$b")"
-  "$b" 5
+write=1
+args=()
+for a in "$@"; do
+  if [[ $a == --no-write ]]; then write=0; else args+=("$a"); fi
 done
+dir=${args[0]:-build}
+runs=${args[1]:-5}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+start=$(date +%s)
+{
+  echo "Run of $(date -u '+%F %H:%M UTC') at commit $(git rev-parse --short HEAD): $(nproc) cores,"
+  echo "kernel $(uname -r), load average at start $(cut -d' ' -f1-3 /proc/loadavg), median of $runs runs."
+} | tee "$out"
+for b in "$dir"/bin/*-bench; do
+  name=$(basename "$b")
+  printf '\n### %s\n\n' "$name" | tee -a "$out"
+  if ! "$b" "$runs" 2>&1 | tee -a "$out"; then
+    echo "($name failed)" | tee -a "$out"
+  fi
+done
+printf '\nWhole run: %d s.\n' $(( $(date +%s) - start )) | tee -a "$out"
+
+if (( write )); then
+  python3 - "$out" bench/README.md <<'PY'
+import sys
+results, readme = sys.argv[1], sys.argv[2]
+text = open(readme).read()
+begin, end = "<!-- bench:results:begin -->", "<!-- bench:results:end -->"
+if begin not in text or end not in text:
+    sys.exit("bench/README.md has no bench:results markers")
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(readme, "w").write(head + begin + "\n" + open(results).read() + end + tail)
+PY
+  echo "bench/README.md updated" >&2
+fi

@@ -10,7 +10,8 @@ PACKAGES=(
   capnproto libcapnp-dev libvterm-dev libseccomp-dev liburing-dev libssl-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev
   # what the tests and benchmarks call
-  util-linux bsdutils procps coreutils curl python3 iproute2 hyperfine time
+  util-linux bsdutils procps coreutils curl python3 python3-jsonschema iproute2 hyperfine time
+  asciinema groff-base
 )
 
 missing=()

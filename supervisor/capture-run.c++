@@ -70,6 +70,8 @@ uint64_t monotonicNs() {
 }
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request) {
+  // Roots left by a rea that was SIGKILLed (no live owner) go first; ours is made next.
+  findStaleTempRoots(/*remove=*/true);
   auto state = kj::heap<CaptureState>(std::move(request));
   auto& s = *state;
   s.result.tempRoot = s.root.path();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "supervisor/commands.h"
+#include "supervisor/man-page.h"
 #include "supervisor/usage.h"
 
 namespace rea::supervisor {
@@ -20,6 +21,7 @@ const Command COMMANDS[] = {
     {"capture-process", runCaptureCommand},
     {"compare-process-captures", runCompareCommand},
     {"doctor", runDoctorCommand},
+    {"export-asciicast", runExportAsciicastCommand},
     {"helper", runHelperCommand},
 };
 
@@ -35,6 +37,10 @@ int runCli(int argc, char** argv) {
   std::string command = argv[1];
   if (command == "--version" || command == "version") {
     std::printf("rea %s\n", REA_VERSION);
+    return 0;
+  }
+  if (command == "help" && argc > 2 && std::strcmp(argv[2], "--man") == 0) {
+    std::fputs(manPage().c_str(), stdout);
     return 0;
   }
   if (command == "--help" || command == "-h" || command == "help") {

@@ -11,6 +11,7 @@ int runCaptureCommand(const std::vector<std::string>& args);
 int runCompareCommand(const std::vector<std::string>& args);
 int runDoctorCommand(const std::vector<std::string>& args);
 int runHelperCommand(const std::vector<std::string>& args);
+int runExportAsciicastCommand(const std::vector<std::string>& args);
 
 int usageError(const std::string& problem, const char* command);
 // Prints the problem and the command's usage on stderr; returns 2.

@@ -15,8 +15,8 @@
 #include "evidence/error.h"
 #include "evidence/evidence-record.h"
 #include "evidence/timestamp.h"
+#include "supervisor/capture-evidence-file.h"
 #include "supervisor/commands.h"
-#include "supervisor/input-file.h"
 #include "supervisor/output.h"
 
 namespace rea::supervisor {
@@ -31,21 +31,10 @@ struct Side {
 };
 
 std::optional<CommandError> importSide(const std::string& file, Side& side) {
-  auto input = readJsonFile(file);
-  if (input.error) return input.error;
-  auto imported = importCaptureEvidence(*input.value);
-  switch (imported.failure) {
-    case EvidenceFailure::NONE:
-      break;
-    case EvidenceFailure::NOT_CURRENT_WORKFLOW:
-      return evidenceNotCurrentWorkflow(file);
-    case EvidenceFailure::LEGACY_CAPTURE:
-      return evidenceLegacyV3(file);
-    default:
-      return evidenceMalformed(file, imported.issues);
-  }
-  side.evidenceId = imported.evidenceId;
-  side.model = std::move(*imported.capture);
+  CaptureEvidenceFile read;
+  if (auto error = readCaptureEvidence(file, read)) return error;
+  side.evidenceId = std::move(read.evidenceId);
+  side.model = std::move(read.capture);
   side.capture = toJson(side.model);
   return std::nullopt;
 }

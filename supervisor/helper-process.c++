@@ -137,9 +137,12 @@ kj::Own<HelperProcess> HelperProcess::spawn(kj::AsyncIoContext& io, kj::StringPt
   plan.argvStore.push_back(path.cStr());
   for (auto& arg : args)
     plan.argvStore.push_back(arg.cStr());
-  // An explicit minimal environment: helpers need nothing from ours but the debug switch.
-  const char* debug = getenv("REA_SECCOMP_DEBUG");
-  if (debug != nullptr) plan.envStore.push_back(std::string("REA_SECCOMP_DEBUG=") + debug);
+  // An explicit minimal environment: helpers need nothing from ours but the debug switch and
+  // the tests' fault injection (helpers/common/fault-injection.h).
+  for (const char* name : {"REA_SECCOMP_DEBUG", "REA_TEST_FAULT", "REA_TEST_FAULT_DELAY_MS"}) {
+    const char* value = getenv(name);
+    if (value != nullptr) plan.envStore.push_back(std::string(name) + "=" + value);
+  }
   for (auto& s : plan.argvStore)
     plan.argv.push_back(const_cast<char*>(s.c_str()));
   plan.argv.push_back(nullptr);

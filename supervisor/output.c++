@@ -37,6 +37,14 @@ int printJson(const evidence::Json& value, bool pretty) {
   return 0;
 }
 
+int printText(const std::string& text) {
+  if (!writeAll(STDOUT_FILENO, text)) {
+    writeAll(STDERR_FILENO, "rea: could not write the result to standard output\n");
+    return 1;
+  }
+  return 0;
+}
+
 int printError(const evidence::CommandError& error, bool pretty) {
   printJson(error.toJson(), pretty);
   writeAll(STDERR_FILENO, error.summary() + "\n");

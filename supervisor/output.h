@@ -5,6 +5,8 @@
 //
 // Errors: none thrown; a failed stdout write is reported on stderr and turns into exit 1.
 
+#include <string>
+
 #include "evidence/error.h"
 #include "evidence/json.h"
 
@@ -12,6 +14,9 @@ namespace rea::supervisor {
 
 int printJson(const evidence::Json& value, bool pretty);
 // Serialises first, then writes everything; returns the exit code (0, or 1 if stdout failed).
+
+int printText(const std::string& text);
+// Writes a finished non-JSON result (an asciicast, an HTML report) in full; returns 0 or 1.
 
 int printError(const evidence::CommandError& error, bool pretty);
 // Prints the error object on stdout and its summary on stderr; returns 1.

@@ -15,6 +15,9 @@ namespace {
 
 const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
 const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB; a batch is ~64 KiB
+// How long after the scenario deadline a silent helper is declared stalled: its watchdog kill
+// and the exit report need well under a second even on a loaded machine.
+const uint64_t DEADLINE_GRACE_NS = 3000000000ull;
 
 uint64_t monotonicNowNs() {
   struct timespec ts;
@@ -160,6 +163,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
   void violation(kj::StringPtr what);
   void lose(std::string reason, bool kill);
+  void armDeadline();
   void helperEnded(const HelperEnd& end);
   kj::Promise<void> shutDown();
   void taskFailed(kj::Exception&& exception) override {
@@ -226,6 +230,7 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   auto path = kj::str(helperDirectory.c_str(), "/rea-pty");
   process = HelperProcess::spawn(io, "pty", path, nullptr);
   tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
+  armDeadline();
   connection = helper().takeConnection();
   capnp::ReaderOptions options;
   options.traversalLimitInWords = READER_LIMIT_WORDS;
@@ -359,6 +364,19 @@ void PtyLink::Impl::lose(std::string reason, bool kill) {
   KJ_IF_MAYBE (o, observer) {
     o->lost(*record.fault);
   }
+}
+
+void PtyLink::Impl::armDeadline() {
+  // The helper's own watchdog ends the root by timeoutMs; a helper that stopped answering
+  // cannot, and rea must still end within the scenario's deadline plus a few seconds (A13).
+  uint64_t deadlineNs = launch.t0Ns + launch.timeoutMs * 1000000 + DEADLINE_GRACE_NS;
+  uint64_t nowNs = monotonicNowNs();
+  uint64_t waitNs = deadlineNs > nowNs ? deadlineNs - nowNs : 0;
+  tasks.add(io.provider->getTimer().afterDelay(waitNs * kj::NANOSECONDS).then([this]() {
+    if (!record.exit && !record.fault) {
+      lose("the pty helper stopped answering (no exit report by the scenario deadline)", true);
+    }
+  }));
 }
 
 void PtyLink::Impl::violation(kj::StringPtr what) {

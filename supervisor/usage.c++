@@ -13,6 +13,7 @@ const char OVERVIEW[] =
     "commands:\n"
     "  capture-process FILE                 run the scenario FILE in a PTY, print its Evidence\n"
     "  compare-process-captures LEFT RIGHT  compare two capture Evidence files\n"
+    "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
     "  doctor                               what this machine supports; stale leftovers\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
     "  help [COMMAND]                       this text, or a command's help\n"
@@ -67,6 +68,17 @@ const char DOCTOR[] =
     "\n"
     "Exits 0 when captures can run.\n";
 
+const char EXPORT_ASCIICAST[] =
+    "usage: rea export-asciicast CAPTURE.json\n"
+    "\n"
+    "Prints the capture's terminal output as an asciicast v2 recording: its frames as output\n"
+    "events at their recorded times, dispatched resizes, and dispatched inputs that are not\n"
+    "sensitive. The text is the capture's normalised, redacted text. The capture is validated\n"
+    "first; a tampered file is refused.\n"
+    "\n"
+    "example:\n"
+    "  rea export-asciicast capture.json > run.cast && asciinema play run.cast\n";
+
 const char HELPER[] =
     "usage: rea helper NAME --standalone REQUEST.json\n"
     "\n"
@@ -75,11 +87,18 @@ const char HELPER[] =
 
 }  // namespace
 
+const std::vector<const char*>& helpCommands() {
+  static const std::vector<const char*> names = {"capture-process", "compare-process-captures",
+                                                 "export-asciicast", "doctor", "helper"};
+  return names;
+}
+
 std::string usageFor(const char* command) {
   if (command != nullptr) {
     if (std::strcmp(command, "capture-process") == 0) return CAPTURE;
     if (std::strcmp(command, "compare-process-captures") == 0) return COMPARE;
     if (std::strcmp(command, "doctor") == 0) return DOCTOR;
+    if (std::strcmp(command, "export-asciicast") == 0) return EXPORT_ASCIICAST;
     if (std::strcmp(command, "helper") == 0) return HELPER;
   }
   return OVERVIEW;

@@ -3,10 +3,14 @@
 // place so the man page can be generated from the same words.
 
 #include <string>
+#include <vector>
 
 namespace rea::supervisor {
 
 std::string usageFor(const char* command);
 // The help of `command`, or the overview when `command` is null or unknown.
+
+const std::vector<const char*>& helpCommands();
+// Every command with its own help text, in the order the overview lists them.
 
 }  // namespace rea::supervisor

@@ -17,6 +17,8 @@
 #include <kj/timer.h>
 #include <kj/vector.h>
 
+#include "helpers/common/fault-injection.h"
+
 namespace rea::helper {
 
 struct BatchLimits {
@@ -93,6 +95,7 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
   bool wantFlush = false;
   bool sending = false;
   bool ending = false;
+  bool delivered = false;  // a batch was delivered
   kj::Maybe<kj::Exception> error;
   kj::Own<kj::PromiseFulfiller<void>> failFulfiller;
   kj::ForkedPromise<void> failed;  // after failFulfiller, which its initializer sets
@@ -142,6 +145,10 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
     sending = true;
     tasks.add(send(batch.releaseAsArray()).then([this]() {
       sending = false;
+      if (!delivered) {
+        delivered = true;
+        faultPoint(FaultMoment::FIRST_BATCH);  // test-only (fault-injection.h)
+      }
       pump();
     }));
   }

@@ -1,5 +1,7 @@
 #include "helpers/common/helper-main.h"
 
+#include "helpers/common/fault-injection.h"
+
 #include <capnp/rpc-twoparty.h>
 #include <execinfo.h>
 #include <kj/debug.h>
@@ -113,6 +115,8 @@ int helperMain(int argc, char** argv, HelperSpec& spec) {
     return usage(spec);
   }
 
+  armFaults(spec.name.cStr());  // test-only; off unless REA_TEST_FAULT names this helper
+
   auto lockDown = [&spec]() {
     warmUp();
     KJ_SYSCALL(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), spec.name);
@@ -157,6 +161,13 @@ int helperMain(int argc, char** argv, HelperSpec& spec) {
         io.lowLevelProvider->wrapSocketFd(RPC_FD, kj::LowLevelAsyncIoProvider::TAKE_OWNERSHIP);
     capnp::TwoPartyVatNetwork network(*stream, capnp::rpc::twoparty::Side::SERVER);
     auto rpc = capnp::makeRpcServer(network, spec.makeServer(context));
+    kj::Promise<void> midRunFault = kj::NEVER_DONE;
+    if (auto delayMs = midRunFaultDelayMs()) {
+      midRunFault = io.provider->getTimer()
+                        .afterDelay(*delayMs * kj::MILLISECONDS)
+                        .then([]() { faultPoint(FaultMoment::MID_RUN); })
+                        .eagerlyEvaluate(nullptr);
+    }
     network.onDisconnect().exclusiveJoin(context.whenFailed()).wait(io.waitScope);
   })));
 }

@@ -56,6 +56,9 @@ class SeccompPolicy {
   // read, readv, write, writev, recvmsg, sendmsg, recvfrom, sendto, shutdown: the Cap'n Proto
   // connection on fd 3 (kj's AsyncStreamFd), and stderr for log lines; getsockopt(SO_SNDBUF)
   // only: the RPC system's stream flow-control window.
+  SeccompPolicy& allowSelfSignal();
+  // kill with arg0 == this process's pid: the fault injection of tests (fault-injection.h).
+
   SeccompPolicy& baseline();
   // All of the above: what every helper's RPC server needs to stay alive.
 

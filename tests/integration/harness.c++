@@ -69,6 +69,15 @@ RunResult Sandbox::capture(const Json& scenario, const Policy& policy,
     args.insert(args.end(), extraArgs.begin(), extraArgs.end());
     args.push_back(writeFile("scenario.json", scenario.dump()));
   }
+  return execute(reaBinary(), args, policy, signalAfterMs, signal);
+}
+
+RunResult Sandbox::runProgram(const std::string& program, const std::vector<std::string>& args) {
+  return execute(program, args, Policy{}, std::nullopt, SIGTERM);
+}
+
+RunResult Sandbox::execute(const std::string& program, const std::vector<std::string>& args,
+                           const Policy& policy, std::optional<int> signalAfterMs, int signal) {
   std::string outPath = dir + "/.stdout", errPath = dir + "/.stderr";
   pid_t pid = fork();
   if (pid == 0) {
@@ -85,9 +94,10 @@ RunResult Sandbox::capture(const Json& scenario, const Policy& policy,
     setenv("REA_PROCESS_ALLOWED_ENV_JSON", policy.allowedEnvironment.c_str(), 1);
     setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", policy.allowExternalNetwork ? "true" : "false", 1);
     std::vector<char*> argv;
-    std::string binary = reaBinary();
+    std::string binary = program;
     argv.push_back(binary.data());
-    for (auto& arg : args)
+    std::vector<std::string> owned = args;
+    for (auto& arg : owned)
       argv.push_back(arg.data());
     argv.push_back(nullptr);
     execv(binary.c_str(), argv.data());

@@ -45,6 +45,10 @@ class Sandbox {
 
   RunResult run(const std::vector<std::string>& args, const Policy& policy = {});
 
+  RunResult runProgram(const std::string& program, const std::vector<std::string>& args);
+  // Runs another program (asciinema, curl, ...) with this sandbox's TMPDIR and the policy's
+  // environment, exactly like rea is run.
+
   std::vector<std::string> leftoverTempRoots() const;
   // rea-process-* directories still under this TMPDIR.
   std::vector<int> leftoverProcesses() const;
@@ -54,6 +58,9 @@ class Sandbox {
 
  private:
   std::string dir;
+
+  RunResult execute(const std::string& program, const std::vector<std::string>& args,
+                    const Policy& policy, std::optional<int> signalAfterMs, int signal);
 };
 
 std::string reaBinary();

@@ -1,0 +1,127 @@
+// compare-bench: whole-process wall time and peak RSS of `rea compare-process-captures` on two
+// capture Evidence files of about 20 MB each (issue "compare-process-captures"), against
+// references measured in the same run on the same files: reading them (`cat`) and parsing
+// them as JSON with Python's json module (the least any comparing tool must do).
+//
+// The captures are made by the real assembly code (supervisor/capture-assembly) from a
+// synthetic run: 10 MB of densely coloured terminal output (the raw-output limit's
+// maximum) in 4 KiB reads. The right capture has the same stream cut at other read boundaries,
+// so the comparison has to concatenate both streams (A7) and finds no content divergence.
+//
+// usage: compare-bench [runs]
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/support/process-measure.h"
+#include "evidence/evidence-record.h"
+#include "evidence/scenario.h"
+#include "evidence/validate.h"
+#include "supervisor/capture-assembly.h"
+
+namespace {
+
+using namespace rea;
+
+std::string syntheticOutput(size_t bytes) {
+  // Colour changes every few characters, as in a coloured build log or `ls --color`: each ESC
+  // becomes six bytes of JSON, so 10 MB of output makes a capture of about 20 MB.
+  std::string out;
+  out.reserve(bytes + 200);
+  for (size_t line = 0; out.size() < bytes; ++line) {
+    for (int segment = 0; segment < 6; ++segment) {
+      out += "\x1b[3" + std::to_string((line + segment) % 8) + "m" +
+             std::to_string((line * 7 + segment) % 100) + "\x1b[mx";
+    }
+    out += "\r\n";
+  }
+  out.resize(bytes);
+  return out;
+}
+
+std::string writeCapture(const evidence::Scenario& scenario, const std::string& output,
+                         size_t firstChunk, const std::string& path) {
+  supervisor::CaptureRunResult run;
+  run.tempRoot = "/tmp/rea-process-bench";
+  run.runToken = "bench";
+  run.t0RealMs = 1796205600000;
+  run.t0MonoNs = 1000000000;
+  run.pty.spawn = supervisor::PtySpawn{4242, run.t0MonoNs};
+  size_t at = 0, size = firstChunk;
+  uint64_t ns = run.t0MonoNs;
+  while (at < output.size()) {
+    size_t take = std::min(size, output.size() - at);
+    run.pty.output.push_back({ns, output.substr(at, take)});
+    at += take;
+    ns += 1000000;  // one read per millisecond
+    size = 4096;
+  }
+  supervisor::PtyExit exit;
+  exit.atNs = ns;
+  exit.code = 0;
+  run.pty.exit = exit;
+  run.pty.streamDone = true;
+  run.settlement =
+      supervisor::SettlementResult{supervisor::SettlementResult::State::QUIESCED, 0, {}};
+  evidence::Capture capture =
+      supervisor::assembleCapture({scenario, run, std::string(64, 'a'), run.t0RealMs + 20000});
+  auto issues = evidence::validateCapture(capture);
+  if (!issues.empty()) {
+    std::fprintf(stderr, "synthetic capture is invalid: %s\n",
+                 evidence::formatIssues(issues).c_str());
+    std::exit(1);
+  }
+  evidence::Json record = evidence::buildCaptureEvidence(
+      capture,
+      evidence::processEnvironment(capture.manifest.platform, capture.manifest.architecture));
+  std::string text = record.dump();
+  std::ofstream(path) << text;
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::atoi(argv[1]) : 5;
+  auto parsed = evidence::parseScenario(evidence::Json::parse(
+      R"({"approved":true,"executable":"/bin/ls","arguments":["-l","--color=always"],)"
+      R"("working_directory":"/tmp","limits":{"output_bytes":10000000,"frames":100000}})"));
+  if (!parsed.scenario) {
+    std::fprintf(stderr, "bench scenario rejected: %s\n",
+                 evidence::formatIssues(parsed.issues).c_str());
+    return 1;
+  }
+  std::string output = syntheticOutput(10000000);
+  std::string left = "/tmp/rea-bench-compare-left.json";
+  std::string right = "/tmp/rea-bench-compare-right.json";
+  size_t leftBytes = writeCapture(*parsed.scenario, output, 4096, left).size();
+  size_t rightBytes = writeCapture(*parsed.scenario, output, 1500, right).size();
+
+  std::string rea = rea::bench::selfDirectory() + "/rea";
+  auto compare = rea::bench::measureMedian({rea, "compare-process-captures", left, right}, runs);
+  auto cat = rea::bench::measureMedian({"/bin/cat", left, right}, runs);
+  auto python = rea::bench::measureMedian(
+      {"/usr/bin/python3", "-c", "import json,sys\nfor f in sys.argv[1:]: json.load(open(f))", left,
+       right},
+      runs);
+  if (compare.exitStatus != 0) {
+    std::fprintf(stderr, "rea compare-process-captures failed (status %d)\n", compare.exitStatus);
+    return 1;
+  }
+  std::printf("captures: %.1f MB and %.1f MB of Evidence JSON, 10 MB of raw output each\n\n",
+              leftBytes / 1e6, rightBytes / 1e6);
+  std::printf("| command | ms | peak RSS | ms ratio to rea |\n|---|---|---|---|\n");
+  std::printf("| rea compare-process-captures | %.0f | %.1f MB | 1.00 |\n", compare.ms,
+              compare.peakKb / 1024.0);
+  std::printf("| python3 json.load both | %.0f | %.1f MB | %.2f |\n", python.ms,
+              python.peakKb / 1024.0, python.ms / compare.ms);
+  std::printf("| cat both > /dev/null | %.0f | %.1f MB | %.2f |\n", cat.ms, cat.peakKb / 1024.0,
+              cat.ms / compare.ms);
+  return 0;
+}

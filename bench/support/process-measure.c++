@@ -1,0 +1,106 @@
+#include "bench/support/process-measure.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+namespace rea::bench {
+namespace {
+
+double nowMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+}  // namespace
+
+long treeRssKb(pid_t root) {
+  std::map<pid_t, pid_t> parent;
+  std::map<pid_t, long> rss;
+  DIR* dir = opendir("/proc");
+  if (dir == nullptr) return 0;
+  while (struct dirent* entry = readdir(dir)) {
+    char* end;
+    long pid = strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    long ppid = -1, kb = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("PPid:", 0) == 0) ppid = std::stol(line.substr(5));
+      if (line.rfind("VmRSS:", 0) == 0) kb = std::stol(line.substr(6));
+    }
+    parent[pid] = static_cast<pid_t>(ppid);
+    rss[pid] = kb;
+  }
+  closedir(dir);
+  long total = 0;
+  for (const auto& [pid, kb] : rss) {
+    for (pid_t p = pid; p > 1; p = parent.count(p) ? parent[p] : 0) {
+      if (p == root) {
+        total += kb;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+Measurement measureOnce(const std::vector<std::string>& argv) {
+  double start = nowMs();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  long peak = 0;
+  int status;
+  for (;;) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    peak = std::max(peak, treeRssKb(pid));
+    usleep(1000);
+  }
+  return {nowMs() - start, peak, status};
+}
+
+Measurement measureMedian(const std::vector<std::string>& argv, int runs) {
+  std::vector<double> ms;
+  std::vector<long> kb;
+  int last = 0;
+  for (int i = 0; i < runs; ++i) {
+    auto s = measureOnce(argv);
+    last = s.exitStatus;
+    ms.push_back(s.ms);
+    kb.push_back(s.peakKb);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(kb.begin(), kb.end());
+  return {ms[ms.size() / 2], kb[kb.size() / 2], last};
+}
+
+std::string selfDirectory() {
+  char buffer[4096];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  buffer[n > 0 ? n : 0] = '\0';
+  std::string path = buffer;
+  return path.substr(0, path.rfind('/'));
+}
+
+}  // namespace rea::bench

@@ -1,0 +1,30 @@
+#pragma once
+// What every benchmark measures about a whole command: wall time from fork to exit and the peak
+// of the summed RSS of the process and all its descendants (rea plus its helpers plus the
+// target), sampled every millisecond from /proc. Median of N runs.
+//
+// Errors: a command that cannot be started measures as exit 127; nothing throws.
+
+#include <string>
+#include <vector>
+
+namespace rea::bench {
+
+struct Measurement {
+  double ms = 0;
+  long peakKb = 0;
+  int exitStatus = 0;  // of the last run (waitpid status)
+};
+
+Measurement measureOnce(const std::vector<std::string>& argv);
+// stdin, stdout and stderr go to /dev/null.
+
+Measurement measureMedian(const std::vector<std::string>& argv, int runs);
+
+long treeRssKb(pid_t root);
+// Sum of VmRSS over `root` and every descendant now.
+
+std::string selfDirectory();
+// The directory of the running benchmark binary (rea and its helpers are beside it).
+
+}  // namespace rea::bench

@@ -1,0 +1,55 @@
+#pragma once
+// Test-only fault injection (issue "Reliability"): makes one helper fail on purpose, in one of
+// the ways a real helper can fail, at one moment of its job, so the tests can prove that rea
+// survives it, reports it and leaves nothing behind. Off unless the supervisor's environment
+// has REA_TEST_FAULT (passed on to helpers like REA_SECCOMP_DEBUG); never set in production.
+//
+//   REA_TEST_FAULT=<helper>:<fault>:<moment>     e.g. pty:kill:first-batch, sampler:stall:settle
+//
+// faults:  kill (SIGKILL itself), abort (SIGABRT), exit0 (exits 0 as if done), stall (stops
+//          answering: its event loop blocks forever), malformed (its next message breaks the
+//          schema's rules; what that means is the helper's server's choice)
+// moments: start (while answering the supervisor's first call), first-batch (right after its
+//          first event batch was delivered), mid-run (REA_TEST_FAULT_DELAY_MS, default 500, after
+//          it started serving), settle (when the capture is settling: the root's exit for pty,
+//          the settle call for sampler; helpers without one never reach it), stop (while
+//          answering the supervisor's last call)
+//
+// Errors: a malformed REA_TEST_FAULT is ignored with one line on stderr (tests notice: nothing
+// fails). A fault never throws; the process dies or blocks as asked.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rea::helper {
+
+enum class Fault { KILL, ABORT, EXIT0, STALL, MALFORMED };
+enum class FaultMoment { START, FIRST_BATCH, MID_RUN, SETTLE, STOP };
+
+struct FaultPlan {
+  std::string helper;
+  Fault fault = Fault::KILL;
+  FaultMoment moment = FaultMoment::START;
+  uint64_t delayMs = 500;  // MID_RUN only
+};
+
+std::optional<FaultPlan> parseFaultPlan(const std::string& text);
+// Pure: "pty:kill:start" → plan; nullopt for anything else.
+
+void armFaults(const char* helperName);
+// Reads REA_TEST_FAULT (and REA_TEST_FAULT_DELAY_MS) once, at start, and keeps the plan when it
+// names this helper.
+
+std::optional<uint64_t> midRunFaultDelayMs();
+// The delay after which helperMain must call faultPoint(MID_RUN), when that is the armed moment.
+
+void faultPoint(FaultMoment moment);
+// Performs the armed fault if `moment` is its moment: kill/abort/exit0/stall do not return;
+// malformed marks the next message (see takeMalformed()) and returns.
+
+bool takeMalformed();
+// True once, after a malformed fault's moment was reached: the caller corrupts the message it
+// is about to send.
+
+}  // namespace rea::helper
