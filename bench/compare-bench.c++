@@ -68,7 +68,7 @@ std::string writeCapture(const evidence::Scenario& scenario, const std::string& 
   run.pty.exit = exit;
   run.pty.streamDone = true;
   run.settlement =
-      supervisor::SettlementResult{supervisor::SettlementResult::State::QUIESCED, 0, {}};
+      supervisor::SamplerSettlement{supervisor::SamplerSettlement::State::QUIESCED, 0, {}};
   evidence::Capture capture =
       supervisor::assembleCapture({scenario, run, std::string(64, 'a'), run.t0RealMs + 20000});
   auto issues = evidence::validateCapture(capture);

@@ -61,6 +61,11 @@ struct PtyConfig {
   # The rendered-frame budget (B §6.11: the same values as the raw limits, counted apart). When
   # it runs out the renderer stops emulating (it still answers terminal queries) and `done`
   # reports `renderTruncated`.
+
+  # ---- Process observation (A8) ----
+  cgroupPath @16 :Data;
+  # The capture cgroup made by the sampler (A8): when non-empty the target is born inside it
+  # (clone3 with CLONE_INTO_CGROUP); when empty (sampled mode) it is forked as usual.
 }
 
 struct TargetNetwork {

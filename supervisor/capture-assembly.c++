@@ -11,6 +11,7 @@
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
 #include "supervisor/assemble-filesystem.h"
+#include "supervisor/assemble-processes.h"
 #include "supervisor/assemble-protocol.h"
 #include "supervisor/assemble-rendered.h"
 #include "supervisor/assemble-shim.h"
@@ -20,12 +21,8 @@ namespace {
 
 using namespace rea::evidence;
 
-// The limitation sentences of B §4.4, as this build observes things. Sentence 1 differs from
-// REA's: until the sampler helper runs, nothing beyond the root's process group is observed,
-// and the Evidence must say exactly that.
-const char PROCESS_LIMITATION[] =
-    "The process tree is not sampled: only the root's process group is observed for settlement "
-    "and cleanup, so descendants that leave it and short-lived processes are not recorded.";
+// The limitation sentences of B §4.4; the process ones depend on the observation mode (A8) and
+// come from assemble-processes.
 const char FILESYSTEM_LIMITATION[] =
     "The filesystem is observed through before/after snapshots rather than syscall tracing.";
 const char NETWORK_LIMITATION[] = "The harness leaves external networking unisolated.";
@@ -192,32 +189,6 @@ evidence::Exit assembleExit(const PtyRecord& pty) {
   return exit;
 }
 
-evidence::Settlement assembleSettlement(const CaptureRunResult& run, const Clock& clock) {
-  evidence::Settlement settlement;
-  if (!run.settlement) {
-    settlement.state = SettlementState::UNVERIFIABLE;
-    settlement.cleanupOutcome = CleanupOutcome::CLEANED;
-    return settlement;
-  }
-  switch (run.settlement->state) {
-    case SettlementResult::State::QUIESCED:
-      settlement.state = SettlementState::QUIESCED;
-      break;
-    case SettlementResult::State::ALIVE_AT_DEADLINE:
-      settlement.state = SettlementState::ALIVE_AT_DEADLINE;
-      break;
-    case SettlementResult::State::UNVERIFIABLE:
-      settlement.state = SettlementState::UNVERIFIABLE;
-      break;
-  }
-  settlement.elapsedMs = bucketMs(run.settlement->elapsedMs, clock.bucket);  // A6
-  // B §6.1 FINISH: a capture with a failed cleanup is never returned (it becomes an error).
-  settlement.cleanupOutcome = settlement.state == SettlementState::QUIESCED
-                                  ? CleanupOutcome::NOT_REQUIRED
-                                  : CleanupOutcome::CLEANED;
-  return settlement;
-}
-
 Manifest assembleManifest(const Scenario& scenario, const AssemblyInputs& inputs) {
   Manifest manifest;
   manifest.reaVersion = REA_VERSION;
@@ -277,7 +248,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.renderedFrames = std::move(rendered.frames);
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
-  capture.settlement = assembleSettlement(run, clock);
+  capture.settlement = assembleSettlement(run, clock.bucket);
+  ProcessAssembly processes = assembleProcesses(run, base, clock.bucket);
+  capture.processSamples = std::move(processes.samples);
+  capture.manifest.processObservation = processes.observation;
   if (run.shims) {
     // B §7.3: arguments and directory normalised with N(·, TMP, root pid), like the terminal.
     capture.shimEvents = assembleShimEvents(
@@ -294,10 +268,11 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesystemEffects = std::move(filesystem.effects);
 
   capture.truncated = run.pty.outputTruncated || run.pty.renderTruncated || rendered.truncated ||
-                      filesystem.truncated || !run.lostHelpers.empty() ||
+                      processes.partial || filesystem.truncated || !run.lostHelpers.empty() ||
                       (run.shims && run.shims->truncated);
-  capture.limitations = {PROCESS_LIMITATION, FILESYSTEM_LIMITATION};
-  capture.residualUnknowns.push_back({ResidualScope::PROCESS, PROCESS_LIMITATION});
+  capture.limitations = processes.leadingLimitations;
+  capture.limitations.push_back(FILESYSTEM_LIMITATION);
+  capture.residualUnknowns = processes.residualUnknowns;
   if (run.replay) {
     auto protocol = assembleProtocol(*run.replay, base, clock.bucket);
     capture.protocolEvents = std::move(protocol.events);
@@ -330,10 +305,16 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
       capture.residualUnknowns.push_back({ResidualScope::PROTOCOL, reason});
       continue;
     }
+    if (lost.helper == "sampler") {
+      capture.residualUnknowns.push_back({ResidualScope::PROCESS, reason});
+      continue;
+    }
     capture.residualUnknowns.push_back({ResidualScope::TERMINAL, reason});
     capture.residualUnknowns.push_back({ResidualScope::INTERACTION, reason});
     if (!run.pty.exit) capture.residualUnknowns.push_back({ResidualScope::EXIT, reason});
   }
+  for (auto& sentence : processes.trailingLimitations)
+    capture.limitations.push_back(std::move(sentence));
   return capture;
 }
 

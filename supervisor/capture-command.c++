@@ -118,6 +118,11 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
     request.replay = std::move(launch);
   }
   request.scrollback = static_cast<uint32_t>(scenario.terminal.scrollback);  // B §6.11
+  request.maxProcesses = static_cast<uint32_t>(scenario.limits.processes);
+  // Hidden switch for tests and comparisons (helpers/sampler/README.md): the baseline's sampling
+  // even where exact observation is possible.
+  const char* forceSampled = getenv("REA_FORCE_SAMPLED");
+  request.forceSampled = forceSampled != nullptr && std::string(forceSampled) == "1";
   return request;
 }
 

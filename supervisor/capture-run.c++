@@ -15,40 +15,23 @@
 namespace rea::supervisor {
 namespace {
 
-// Kills what the capture owns in the root's process group when dropped, unless release() ran
-// first. This is what makes cancellation (a dropped promise) and helper loss safe.
-class OwnedGroupGuard {
- public:
-  OwnedGroupGuard(pid_t pgid, std::string token) : pgid(pgid), token(std::move(token)) {}
-  ~OwnedGroupGuard() noexcept(false) {
-    if (!released) cleanupOwnedGroup(pgid, token);
-  }
-  GroupCleanup release() {
-    released = true;
-    return cleanupOwnedGroup(pgid, token);
-  }
-
- private:
-  pid_t pgid;
-  std::string token;
-  bool released = false;
-};
-
 struct CaptureState {
   CaptureRunRequest request;
   TempRoot root;
   CaptureRunResult result;
   kj::Own<CheckpointDriver> checkpoints;  // before `pty`: it outlives the link it observes
+  // Before `pty`, so destroyed after it: a dropped capture loses the pty helper (its root dies
+  // with it) first, then the sampler link cleans up what the capture owns (sampler-link.h).
+  kj::Own<SamplerLink> sampler;
   kj::Own<PtyLink> pty;
   kj::Own<ShimRun> shims;
   kj::Own<ReplayLink> replay;              // before T0 when request.replay is set
   std::optional<ReplayStart> replayStart;  // its URLs and namespace
-  kj::Maybe<kj::Own<OwnedGroupGuard>> groupGuard;
 
   CaptureState(CaptureRunRequest request, kj::Own<CheckpointDriver> checkpoints)
       : request(std::move(request)), checkpoints(kj::mv(checkpoints)) {}
 
-  void noteLost(const HelperFault& fault, const std::string& helper = "pty") {
+  void noteLost(const char* helper, const HelperFault& fault) {
     for (const auto& lost : result.lostHelpers) {
       if (lost.helper == helper) return;
     }
@@ -148,9 +131,14 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
     });
   }
 
-  auto& timer = io.provider->getTimer();
   return replayReady
       .then([&s, &io]() {
+        // The sampler next (A8): the target must be born inside its capture cgroup.
+        s.sampler = kj::heap<SamplerLink>(io);
+        SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
+        return s.sampler->prepare(kj::mv(plan));
+      })
+      .then([&s, &io](SamplerPrepared prepared) {
         TargetEnvironmentInputs inputs;
         inputs.explicitEntries = s.request.environment;
         inputs.inheritNames = s.request.inheritEnvironment;
@@ -170,7 +158,8 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
                                     s.root.shimsPath());
         return s.shims->start(s.result.t0MonoNs)
-            .then([&s, inputs](std::optional<std::string> ledgerUrl) mutable {
+            .then([&s, inputs, cgroupPath = prepared.cgroupPath](
+                      std::optional<std::string> ledgerUrl) mutable {
               inputs.shimLedgerUrl = std::move(ledgerUrl);
               auto environment = composeTargetEnvironment(
                   inputs, [](const std::string& name) -> std::optional<std::string> {
@@ -178,24 +167,25 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
                     if (value == nullptr) return std::nullopt;
                     return std::string(value);
                   });
-              return s.pty->start(makeLaunch(s, std::move(environment)));
+              auto launch = makeLaunch(s, std::move(environment));
+              launch.cgroupPath = cgroupPath;
+              return s.pty->start(kj::mv(launch));
             });
       })
       .then([&s](PtySpawn spawn) {
-        s.groupGuard = kj::heap<OwnedGroupGuard>(spawn.rootPid, s.result.runToken);
+        s.sampler->start(spawn.rootPid);
         s.checkpoints->spawned(spawn.rootPid);
         return s.pty->whenExited();
       })
-      .then([&s, &timer](std::optional<PtyExit> exit) -> kj::Promise<void> {
+      .then([&s](std::optional<PtyExit> exit) -> kj::Promise<void> {
         s.checkpoints->rootExited();  // B §6.10: at the start of completion, even on a timeout
         if (!exit) {
           // The pty helper was lost before the root's exit was observed (A13): its target dies
           // with it (PR_SET_PDEATHSIG); settlement cannot be observed from the exit.
           return kj::READY_NOW;
         }
-        pid_t root = s.pty->record().spawn->rootPid;
-        return observeSettlement(timer, {root}, s.result.runToken, s.request.settleMs)
-            .then([&s](SettlementResult settlement) {
+        return s.sampler->settle(s.request.settleMs)
+            .then([&s](std::optional<SamplerSettlement> settlement) {
               s.result.settlement = settlement;
               s.checkpoints->settled();
             });
@@ -206,20 +196,26 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       .then([&s]() { return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW); })
       .then([&s]() {
         s.result.pty = s.pty->record();
-        if (s.result.pty.fault) s.noteLost(*s.result.pty.fault);
+        if (s.result.pty.fault) s.noteLost("pty", *s.result.pty.fault);
         if (s.replay) {
           s.result.replay = s.replay->record();
-          if (s.result.replay->fault) s.noteLost(*s.result.replay->fault, "replay");
+          if (s.result.replay->fault) s.noteLost("replay", *s.result.replay->fault);
         }
         s.result.filesystem = s.checkpoints->record();
         if (s.result.filesystem.lost) {
           s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->reason});
         }
+        return s.sampler->stop();
+      })
+      .then([&s]() {
         // B §6.6.3 release, in order, remembering the first failure.
-        KJ_IF_MAYBE (guard, s.groupGuard) {
-          auto cleanup = (*guard)->release();
-          if (!cleanup.complete) s.noteCleanupFailure(cleanup.problem);
-        }
+        return s.sampler->cleanup();
+      })
+      .then([&s](SamplerCleanup cleanup) {
+        if (!cleanup.complete) s.noteCleanupFailure(cleanup.problem);
+        s.result.processCleanup = cleanup;
+        s.result.sampler = s.sampler->record();
+        if (s.result.sampler.fault) s.noteLost("sampler", *s.result.sampler.fault);
         KJ_IF_MAYBE (e, kj::runCatchingExceptions([&s]() { s.root.remove(); })) {
           s.noteCleanupFailure("temporary process root cleanup failed");
         }

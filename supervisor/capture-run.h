@@ -6,9 +6,9 @@
 // processes and removes the temp root. Everything observed is returned raw
 // (monotonic times, unnormalised text); capture-assembly turns it into the capture object.
 //
-// Cleanup always happens: the temp root and the owned process group are released by RAII
-// guards on every path, including when the returned promise is cancelled (rea got SIGINT,
-// SIGTERM or SIGHUP) or a helper dies.
+// Cleanup always happens: the temp root and the owned processes (the sampler's capture cgroup
+// and groups, see sampler-link.h) are released on every path, including when the returned
+// promise is cancelled (rea got SIGINT, SIGTERM or SIGHUP) or a helper dies.
 //
 // Errors: the promise rejects (FAILED) when the target could not be started at all; what
 // happens after a successful start (a lost helper, a cleanup that could not be verified) is
@@ -30,10 +30,9 @@
 #include <kj/async-io.h>
 
 #include "supervisor/checkpoint-driver.h"
-#include "supervisor/process-group.h"
 #include "supervisor/pty-link.h"
 #include "supervisor/replay-link.h"
-#include "supervisor/settlement.h"
+#include "supervisor/sampler-link.h"
 #include "supervisor/shim-link.h"
 
 namespace rea::supervisor {
@@ -58,6 +57,8 @@ struct CaptureRunRequest {
   uint32_t protocolEvents = 10000;
   std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
   uint32_t scrollback = 1000;  // terminal.scrollback, for the renderer
+  uint32_t maxProcesses = 1000;  // limits.processes
+  bool forceSampled = false;     // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
 };
 
 struct LostHelper {
@@ -71,7 +72,10 @@ struct CaptureRunResult {
   int64_t t0RealMs = 0;  // wall clock at T0 (manifest.started_at)
   uint64_t t0MonoNs = 0;
   PtyRecord pty;
-  std::optional<SettlementResult> settlement;  // absent when the root's exit was never observed
+  SamplerRecord sampler;  // process observation: mode, raw samples, partial, fault
+  std::optional<SamplerSettlement> settlement;  // absent when the root's exit was never observed
+                                                // or the sampler was lost
+  SamplerCleanup processCleanup;  // who was signalled or left alone, and escapees (A8)
   std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;         // A13
   FilesystemRecord filesystem;  // checkpoints; `failure` set: the capture fails (B §6.10)

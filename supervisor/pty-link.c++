@@ -111,6 +111,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
   config.setScrollback(launch.scrollback);
   config.setRenderMaxFrames(launch.renderMaxFrames);
   config.setRenderMaxBytes(launch.renderMaxBytes);
+  config.setCgroupPath(bytesOf(launch.cgroupPath));
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {

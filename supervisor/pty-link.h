@@ -63,6 +63,7 @@ struct PtyLaunch {
   uint32_t scrollback = 1000;            // terminal.scrollback (B §6.11), 0-100000
   uint32_t renderMaxFrames = 10000;      // rendered budget: limits.frames (B §6.11)
   uint64_t renderMaxBytes = 1000000;     // rendered budget: limits.output_bytes (B §6.11)
+  std::string cgroupPath;                // the sampler's capture cgroup; "" = none (A8)
 };
 
 // ---- What the helper reports (already validated) -----------------------------------------

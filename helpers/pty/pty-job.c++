@@ -74,6 +74,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     spec.rows = config.rows;
     spec.netnsPath = config.netnsPath;
     spec.usernsPath = config.usernsPath;
+    spec.cgroupPath = config.cgroupPath;
     target = spawnTarget(spec);
     auto& t = KJ_ASSERT_NONNULL(target);
     pidfdObserver = kj::heap<kj::UnixEventPort::FdObserver>(

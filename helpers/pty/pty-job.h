@@ -63,6 +63,7 @@ struct PtyJobConfig {
   uint32_t scrollback = 1000;         // terminal.scrollback rows, 0-100000
   uint32_t renderMaxFrames = 10000;   // rendered budget (B §6.11: = limits.frames)
   uint64_t renderMaxBytes = 1000000;  // rendered budget (B §6.11: = limits.output_bytes)
+  std::string cgroupPath;  // "" = no capture cgroup (TargetSpec::cgroupPath)
 };
 
 void validatePtyJobConfig(const PtyJobConfig& config);

@@ -57,6 +57,7 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
   result.scrollback = config.getScrollback();
   result.renderMaxFrames = config.getRenderMaxFrames();
   result.renderMaxBytes = config.getRenderMaxBytes();
+  result.cgroupPath = text(config.getCgroupPath());
   return result;
 }
 

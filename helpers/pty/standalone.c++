@@ -71,6 +71,7 @@ PtyJobConfig ptyJobConfigFromJson(const evidence::Json& request) {
   config.scrollback = field<uint32_t>(request, "scrollback", config.scrollback);
   config.renderMaxFrames = field<uint32_t>(request, "renderMaxFrames", config.renderMaxFrames);
   config.renderMaxBytes = field<uint64_t>(request, "renderMaxBytes", config.renderMaxBytes);
+  config.cgroupPath = field<std::string>(request, "cgroupPath", "");
   auto events = request.find("events");
   if (events != request.end()) {
     KJ_REQUIRE(events->is_array(), "events is not an array");

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <kj/debug.h>
+#include <linux/sched.h>
 #include <pty.h>
 #include <sched.h>
 #include <signal.h>
@@ -120,6 +121,17 @@ std::vector<std::string> executableCandidates(const TargetSpec& spec) {
   return result;
 }
 
+pid_t forkIntoCgroup(int cgroupFd) {
+  // fork() with CLONE_INTO_CGROUP (Linux 5.7). Raw clone3: glibc's atfork handlers do not run,
+  // which is fine because the child only makes async-signal-safe calls before exec.
+  struct clone_args args;
+  memset(&args, 0, sizeof(args));
+  args.flags = CLONE_INTO_CGROUP;
+  args.exit_signal = SIGCHLD;
+  args.cgroup = uint64_t(cgroupFd);
+  return pid_t(syscall(SYS_clone3, &args, sizeof(args)));
+}
+
 void setCloexec(int fd) {
   int flags;
   KJ_SYSCALL(flags = fcntl(fd, F_GETFD));
@@ -186,8 +198,21 @@ Target spawnTarget(const TargetSpec& spec) {
   setCloexec(master.get());
   setCloexec(slave.get());
 
+  // A8: with a capture cgroup the target is born inside it (atomically: no instant in which
+  // it or a child could run outside), so every descendant is a member from its first moment.
+  kj::AutoCloseFd cgroup;
+  if (!spec.cgroupPath.empty()) {
+    int fd;
+    KJ_SYSCALL(fd = open(spec.cgroupPath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+               "open capture cgroup", spec.cgroupPath);
+    cgroup = kj::AutoCloseFd(fd);
+  }
   pid_t pid;
-  KJ_SYSCALL(pid = fork(), "fork target");
+  if (cgroup != nullptr) {
+    KJ_SYSCALL(pid = forkIntoCgroup(cgroup.get()), "clone3 into capture cgroup", spec.cgroupPath);
+  } else {
+    KJ_SYSCALL(pid = fork(), "fork target");
+  }
   if (pid == 0) runChild(slave.get(), plan);
   uint64_t spawnedAtNs = monotonicNowNs();
   slave = nullptr;  // the master sees EIO once the target's copies close too

@@ -28,6 +28,8 @@ struct TargetSpec {
   uint16_t rows = 24;
   std::string netnsPath;   // non-empty: join this network namespace before exec (A9)
   std::string usernsPath;  // non-empty: join this user namespace first (the netns's owner)
+  std::string cgroupPath;  // non-empty: the target is born in this cgroup v2 group (the
+                           // sampler's capture cgroup, A8) through clone3(CLONE_INTO_CGROUP)
 };
 
 struct Target {

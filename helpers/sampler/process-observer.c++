@@ -86,7 +86,51 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
   } else {
     connector = kj::mv(subscribed.get<kj::Own<ProcConnector>>());
     exact = true;
+    KJ_IF_MAYBE (mount, findCgroup2Mount()) {
+      if (group->path().compare(0, mount->size(), *mount) == 0) {
+        cgroupRelativePath = group->path().substr(mount->size());
+        if (cgroupRelativePath.empty() || cgroupRelativePath[0] != '/') {
+          cgroupRelativePath = "/" + cgroupRelativePath;
+        }
+      }
+    }
+    connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
+        eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+    if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
+    observation = followEvents().eagerlyEvaluate([this](kj::Exception&& exception) {
+      KJ_LOG(ERROR, "process event observation failed; samples are partial", exception);
+      recorder.markPartial();
+    });
   }
+}
+
+bool ProcessObserver::bornInCaptureCgroup(pid_t pid) {
+  if (cgroupRelativePath.empty()) return false;
+  auto read = readProcFile("/proc/" + std::to_string(pid) + "/cgroup");
+  if (read.status != ProcRead::OK) return false;
+  std::string wanted = "0::" + cgroupRelativePath + "\n";
+  return read.text.find(wanted) != std::string::npos;
+}
+
+void ProcessObserver::handleEvent(const ProcEvent& event) {
+  if (tracker.get() == nullptr) {
+    if (event.kind == ProcEvent::FORK && !started && bornInCaptureCgroup(event.pid)) {
+      // The first process born in the fresh capture cgroup is the root (launcher contract).
+      rootPid = event.pid;
+      CaptureCgroup& cgroupRef = *group;
+      tracker =
+          kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); });
+      early.clear();
+    } else {
+      if (early.size() < 100000) {
+        early.push_back(event);
+      } else {
+        earlyOverflow = true;
+      }
+      return;
+    }
+  }
+  tracker->handle(event);
 }
 
 ProcessObserver::~ProcessObserver() noexcept(false) {
@@ -105,19 +149,28 @@ void ProcessObserver::start(pid_t root) {
   KJ_REQUIRE(!started && !stopped, "start() is single use and comes before stop()");
   KJ_REQUIRE(root > 0, "the root pid must be positive", root);
   started = true;
-  rootPid = root;
   if (connector.get() != nullptr) {
+    if (tracker.get() != nullptr) {
+      if (rootPid != root) {
+        KJ_LOG(ERROR, "the launcher's root is not the first process born in the capture cgroup",
+               root, rootPid);
+        recorder.markPartial();
+      }
+      return;
+    }
+    // The root's fork was not identified live (it left before we looked): replay what came.
+    rootPid = root;
     CaptureCgroup& cgroupRef = *group;
     tracker =
         kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); });
-    connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
-        eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
-    if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
-    observation = followEvents().eagerlyEvaluate([this](kj::Exception&& exception) {
-      KJ_LOG(ERROR, "process event observation failed; samples are partial", exception);
-      recorder.markPartial();
-    });
+    if (earlyOverflow) recorder.markPartial();
+    auto replay = kj::mv(early);
+    early.clear();
+    for (const auto& event : replay) {
+      tracker->handle(event);
+    }
   } else {
+    rootPid = root;
     walker = kj::heap<ProcessWalker>(rootPid, config.runToken, config.maxProcesses, recorder);
     observation = samplePasses().eagerlyEvaluate([this](kj::Exception&& exception) {
       KJ_LOG(ERROR, "process sampling failed; samples are partial", exception);
@@ -130,7 +183,7 @@ bool ProcessObserver::drainEvents() {
   std::vector<ProcEvent> events;
   bool empty = connector->readAvailable(events);
   for (const auto& event : events) {
-    tracker->handle(event);
+    handleEvent(event);
   }
   return empty;
 }
@@ -182,13 +235,10 @@ kj::Promise<Settlement> ProcessObserver::settle(uint64_t settleMs) {
 }
 
 bool ProcessObserver::stop() {
-  if (!started || stopped) {
-    stopped = true;
-    return recorder.isPartial();
-  }
+  if (stopped) return recorder.isPartial();
   stopped = true;
-  observation = nullptr;
-  if (connector.get() != nullptr) {
+  observation = nullptr;  // exact mode observes from construction on, started or not
+  if (connector.get() != nullptr && started) {
     KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
                    while (!drainEvents()) {
                    }
@@ -196,9 +246,9 @@ bool ProcessObserver::stop() {
       KJ_LOG(ERROR, "draining process events failed; samples are partial", *exception);
       recorder.markPartial();
     }
-    connectorWatch = nullptr;
-    connector = nullptr;  // unsubscribes: the kernel stops queueing events for us
   }
+  connectorWatch = nullptr;
+  connector = nullptr;  // unsubscribes: the kernel stops queueing events for us
   boost = nullptr;
   return recorder.isPartial();
 }

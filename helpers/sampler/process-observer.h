@@ -37,7 +37,10 @@
 #include <kj/memory.h>
 #include <kj/timer.h>
 
+#include <vector>
+
 #include "helpers/sampler/cleanup.h"
+#include "helpers/sampler/proc-connector.h"
 #include "helpers/sampler/sample-recorder.h"
 #include "helpers/sampler/settlement.h"
 
@@ -131,6 +134,17 @@ class ProcessObserver {
   bool stopped = false;
   bool cleanedUp = false;
 
+  // Exact mode follows events from construction on, before the root's pid is known: the root is
+  // the first process born inside the capture cgroup (its fork event is checked against
+  // /proc/PID/cgroup at once), so a target that execs and exits within a millisecond, before the
+  // launcher's start() arrives, is still recorded. Events before the root is identified are kept
+  // (bounded) and replayed by start() when the root could not be identified live.
+  std::string cgroupRelativePath;  // the group as /proc/PID/cgroup names it ("/rea-<token>")
+  std::vector<ProcEvent> early;
+  bool earlyOverflow = false;
+
+  bool bornInCaptureCgroup(pid_t pid);
+  void handleEvent(const ProcEvent& event);
   bool drainEvents();
   kj::Promise<void> followEvents();
   kj::Promise<void> samplePasses();

@@ -1,0 +1,238 @@
+#include "helpers/sampler/server.h"
+
+#include <kj/debug.h>
+
+#include "helpers/common/event-sink.h"
+#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/sampler/process-observer.h"
+#include "helpers/sampler/seccomp-policy.h"
+#include "helpers/sampler/standalone.h"
+#include "schema/sampler.capnp.h"
+
+namespace rea::helper {
+
+namespace {
+
+kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
+}
+
+void findingToSchema(const ProcessFinding& finding, schema::Finding::Builder out) {
+  out.setPid(finding.pid);
+  out.setParentPid(finding.ppid);
+  out.setProcessGroupId(finding.pgid);
+  out.setSessionId(finding.sid);
+  out.setCommand(bytesOf(finding.command));
+  switch (finding.escape) {
+    case Escape::NONE:
+      out.setEscape(schema::Finding::Escape::NONE);
+      break;
+    case Escape::NEW_GROUP:
+      out.setEscape(schema::Finding::Escape::NEW_GROUP);
+      break;
+    case Escape::NEW_SESSION:
+      out.setEscape(schema::Finding::Escape::NEW_SESSION);
+      break;
+    case Escape::OUTSIDE:
+      out.setEscape(schema::Finding::Escape::OUTSIDE);
+      break;
+  }
+}
+
+schema::Settlement::State settlementState(Settlement::State state) {
+  switch (state) {
+    case Settlement::State::QUIESCED:
+      return schema::Settlement::State::QUIESCED;
+    case Settlement::State::ALIVE_AT_DEADLINE:
+      return schema::Settlement::State::ALIVE_AT_DEADLINE;
+    case Settlement::State::UNVERIFIABLE:
+      return schema::Settlement::State::UNVERIFIABLE;
+  }
+  KJ_UNREACHABLE;
+}
+
+class SamplerJobServer final : public schema::SamplerJob::Server,
+                               public ProcessSink,
+                               private kj::TaskSet::ErrorHandler {
+ public:
+  SamplerJobServer(HelperContext& context, ObserverConfig config)
+      : context(context),
+        observer(kj::mv(config), context.io.provider->getTimer(), context.io.unixEventPort, *this),
+        tasks(*this) {}
+
+  ProcessObserver& job() { return observer; }
+
+  // implements ProcessSink ---------------------------------------------------------------
+
+  void record(const ProcessRecord& row) override {
+    KJ_IF_MAYBE (b, batches) {
+      (*b)->add(row, row.command.size() + 32);
+    } else {
+      early.push_back(row);  // exact mode records from the root's fork on, before start()
+    }
+  }
+
+  // implements schema::SamplerJob::Server -------------------------------------------------
+
+  kj::Promise<void> start(StartContext call) override {
+    KJ_REQUIRE(!started, "start called twice");
+    started = true;
+    auto params = call.getParams();
+    uint32_t root = params.getRootPid();
+    KJ_REQUIRE(root > 0 && root <= uint32_t(INT32_MAX), "invalid root pid", root);
+    sinkCap = params.getSink();
+    auto sink = kj::heap<BatchingSink<ProcessRecord>>(
+        context.io.provider->getTimer(),
+        [this](kj::Array<ProcessRecord> batch) { return push(kj::mv(batch)); });
+    tasks.add(sink->whenFailed());
+    for (auto& row : early)
+      sink->add(row, row.command.size() + 32);
+    early.clear();
+    batches = kj::mv(sink);
+    observer.start(pid_t(root));
+    return kj::READY_NOW;
+  }
+
+  kj::Promise<void> settle(SettleContext call) override {
+    KJ_REQUIRE(started && !settled, "settle needs a started job and is single use");
+    settled = true;
+    return observer.settle(call.getParams().getSettleMs()).then([call](Settlement s) mutable {
+      auto out = call.getResults().initSettlement();
+      out.setState(settlementState(s.state));
+      out.setElapsedMs(s.elapsedMs);
+      out.setProblem(s.problem);
+    });
+  }
+
+  kj::Promise<void> stop(StopContext call) override {
+    KJ_REQUIRE(started && !stopped, "stop needs a started job and is single use");
+    stopped = true;
+    bool partial = observer.stop();
+    uint32_t count = observer.recordedCount();
+    auto& sink = *KJ_ASSERT_NONNULL(batches);
+    return sink.end().then([this, call, partial, count]() mutable {
+      auto request = KJ_ASSERT_NONNULL(sinkCap).doneRequest();
+      request.setPartial(partial);
+      request.setRecordedCount(count);
+      return request.send().ignoreResult().then(
+          [call, partial]() mutable { call.getResults().setPartial(partial); });
+    });
+  }
+
+  kj::Promise<void> cleanup(CleanupContext call) override {
+    KJ_REQUIRE(!cleanedUp, "cleanup is single use");
+    KJ_REQUIRE(stopped || !started, "cleanup comes after stop");
+    cleanedUp = true;
+    return observer.cleanup().then([call](CleanupReport report) mutable {
+      auto out = call.getResults().initReport();
+      out.setComplete(report.complete);
+      out.setProblem(report.problem);
+      auto signalled = out.initSignalled(report.signalled.size());
+      for (size_t i = 0; i < report.signalled.size(); ++i)
+        findingToSchema(report.signalled[i], signalled[i]);
+      auto unowned = out.initUnowned(report.unowned.size());
+      for (size_t i = 0; i < report.unowned.size(); ++i)
+        findingToSchema(report.unowned[i], unowned[i]);
+      out.setUsedCgroupKill(report.usedCgroupKill);
+      out.setCgroupRemoved(report.cgroupRemoved);
+    });
+  }
+
+ private:
+  HelperContext& context;
+  kj::Maybe<schema::SamplerSink::Client> sinkCap;
+  kj::Maybe<kj::Own<BatchingSink<ProcessRecord>>> batches;
+  std::vector<ProcessRecord> early;  // recorded before start() brought the sink
+  ProcessObserver observer;          // after `batches`: destroyed first, it records into them
+  bool started = false;
+  bool settled = false;
+  bool stopped = false;
+  bool cleanedUp = false;
+  kj::TaskSet tasks;
+
+  kj::Promise<void> push(kj::Array<ProcessRecord> batch) {
+    auto request = KJ_ASSERT_NONNULL(sinkCap).pushRequest();
+    auto samples = request.initSamples(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      auto& row = batch[i];
+      auto out = samples[i];
+      out.setAtNs(row.atNs);
+      out.setPid(row.pid);
+      out.setParentPid(row.ppid);
+      out.setProcessGroupId(row.pgid ? *row.pgid : -1);
+      out.setSessionId(row.sid ? *row.sid : -1);
+      out.setCommand(bytesOf(row.command));
+    }
+    return request.send();
+  }
+
+  void taskFailed(kj::Exception&& exception) override { context.fail(kj::mv(exception)); }
+};
+
+bool isValidRunToken(const std::string& token) {
+  // A lowercase hyphenated UUID: it names the capture cgroup directory, so nothing else (no
+  // '/', no "..") may pass.
+  if (token.size() != 36) return false;
+  for (size_t i = 0; i < token.size(); ++i) {
+    char c = token[i];
+    bool hyphen = i == 8 || i == 13 || i == 18 || i == 23;
+    if (hyphen ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+ObserverConfig configFromSchema(schema::SamplerConfig::Reader config) {
+  ObserverConfig result;
+  result.runToken = config.getRunToken();
+  KJ_REQUIRE(isValidRunToken(result.runToken), "the run token is not a lowercase UUID");
+  result.maxProcesses = config.getMaxProcesses();
+  KJ_REQUIRE(result.maxProcesses >= 1 && result.maxProcesses <= 10000, "maxProcesses out of range",
+             result.maxProcesses);
+  result.forceSampled = config.getForceSampled();
+  return result;
+}
+
+class SamplerServer final : public schema::Sampler::Server {
+ public:
+  explicit SamplerServer(HelperContext& context) : context(context) {}
+
+  kj::Promise<void> prepare(PrepareContext call) override {
+    KJ_REQUIRE(!prepared, "prepare called twice");
+    prepared = true;
+    auto job = kj::heap<SamplerJobServer>(context, configFromSchema(call.getParams().getConfig()));
+    // The cgroup exists and the proc connector is subscribed: nothing else needs privileges.
+    context.lockDown();
+    auto results = call.getResults();
+    auto& observer = job->job();
+    results.setMode(observer.mode() == ObservationMode::EXACT ? schema::ObservationMode::EXACT
+                                                              : schema::ObservationMode::SAMPLED);
+    KJ_IF_MAYBE (group, observer.cgroup()) {
+      results.setCgroupPath(bytesOf(group->path()));
+    }
+    results.setSampledReason(observer.sampledReason());
+    results.setJob(kj::mv(job));
+    return kj::READY_NOW;
+  }
+
+ private:
+  HelperContext& context;
+  bool prepared = false;
+};
+
+}  // namespace
+
+HelperSpec samplerHelperSpec() {
+  HelperSpec spec;
+  spec.name = "sampler";
+  spec.policy = []() { return samplerSeccompPolicy(); };
+  spec.lockDownAtStart = false;
+  spec.makeServer = [](HelperContext& context) -> capnp::Capability::Client {
+    return kj::heap<SamplerServer>(context);
+  };
+  spec.runStandalone = [](HelperContext& context, const evidence::Json& request, JsonLines& out) {
+    return runSamplerStandalone(context, request, out);
+  };
+  return spec;
+}
+
+}  // namespace rea::helper
