@@ -11,7 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev libgtest-dev libgmock-dev
   # what the tests and benchmarks call
   util-linux bsdutils procps coreutils curl python3 python3-jsonschema iproute2 hyperfine time
-  asciinema groff-base
+  asciinema groff-base chromium
 )
 
 missing=()

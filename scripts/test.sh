@@ -11,4 +11,6 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 (cd build && ctest --output-on-failure -j2 --timeout 300) || status=1
 (cd build-asan && ctest --output-on-failure -j2 --timeout 600) || status=1
+# Hostile input: every libFuzzer target for a short fixed time (scripts/fuzz.sh, tests/fuzz/README.md).
+bash scripts/fuzz.sh 10 || status=1
 exit $status

@@ -17,19 +17,22 @@ const int HEIGHT = 1600;
 
 // The input comes a full second after the start so that the prompt is on the screen first even
 // on a loaded machine (see compare-test.c++). The right side answers differently, with markup
-// that must reach the page as text.
+// that must reach the page as text. The answer comes through the environment, so the command
+// line (which exact process observation records) is the same on both sides and the terminal is
+// the first divergence.
 Json scenario(const std::string& answer) {
   return Json{
       {"approved", true},
       {"executable", "/bin/sh"},
-      {"arguments", {"-c", "printf 'answer? '; read a; echo \"" + answer + " $a\"; seq 1 30"}},
+      {"arguments", {"-c", "printf 'answer? '; read a; echo \"$ANSWER $a\"; seq 1 10"}},
       {"working_directory", "/tmp"},
-      {"environment", {{"PATH", "/usr/bin:/bin"}}},
+      {"environment", {{"PATH", "/usr/bin:/bin"}, {"ANSWER", answer}}},
       {"events", {{{"type", "input"}, {"at_ms", 1000}, {"data", "forty-two\r"}}}},
       {"timeout_ms", 20000}};
 }
 
-const char HOSTILE_ANSWER[] = "you said <script>document.title='owned'</script>";
+// Short enough to sit whole in the divergence excerpt (48 characters around the first difference).
+const char HOSTILE_ANSWER[] = "<script>document.title=1</script>";
 
 // Decodes an 8-bit RGB(A) PNG with Python's zlib and prints its size and pixel counts per
 // colour, so the test can check what the screenshot shows without an image library.
@@ -108,8 +111,10 @@ RunResult chromium(Sandbox& sandbox, const std::string& profile,
 class Report : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto left = sandbox.capture(scenario("you said"));
-    auto right = sandbox.capture(scenario(HOSTILE_ANSWER));
+    Policy policy;
+    policy.allowedEnvironment = R"(["PATH","ANSWER"])";
+    auto left = sandbox.capture(scenario("you said"), policy);
+    auto right = sandbox.capture(scenario(HOSTILE_ANSWER), policy);
     ASSERT_EQ(left.exitCode, 0) << left.stdoutText << left.stderrText;
     ASSERT_EQ(right.exitCode, 0) << right.stdoutText << right.stderrText;
     leftPath = sandbox.writeFile("left.json", left.stdoutText);
@@ -167,7 +172,8 @@ TEST_F(Report, AReportOfTwoDifferentCapturesRendersInHeadlessChromium) {
   EXPECT_NE(tree.find("forty-two"), std::string::npos);
   EXPECT_NE(tree.find("<svg id=\"timing-chart\""), std::string::npos);
   EXPECT_EQ(tree.find("<script"), std::string::npos);
-  EXPECT_NE(tree.find("&lt;script&gt;document.title='owned'&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(tree.find("&lt;script&gt;document.title=1&lt;/script&gt;"), std::string::npos)
+      << tree.substr(tree.find("id=\"screen-right\""), 3000);
   EXPECT_NE(tree.find("<title>rea report: changed</title>"), std::string::npos);
 
   // The screenshot: a PNG of the window's size that shows the page's parts in their colours.
@@ -229,7 +235,9 @@ TEST_F(Report, FailsLikeCompareAndPrintsNoPage) {
   // Different comparison contracts: the same message naming the fields.
   Json other = scenario("you said");
   other["timeout_ms"] = 15000;
-  auto third = sandbox.capture(other);
+  Policy policy;
+  policy.allowedEnvironment = R"(["PATH","ANSWER"])";
+  auto third = sandbox.capture(other, policy);
   ASSERT_EQ(third.exitCode, 0);
   std::string thirdPath = sandbox.writeFile("third.json", third.stdoutText);
   report = sandbox.run({"report", leftPath, thirdPath});

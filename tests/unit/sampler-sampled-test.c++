@@ -185,6 +185,9 @@ TEST_F(SampledObserver, AnUnobservedDaemonIsFoundByItsTokenAndNamed) {
   EXPECT_NE(finding->escape, Escape::NONE);
   EXPECT_EQ(finding->command, "/bin/sleep 33");
   EXPECT_EQ(report.escapees().size(), 1u);
+  // SIGKILL is delivered asynchronously: give the kernel a moment to end it.
+  for (int i = 0; i < 100 && isLive(daemon); ++i)
+    usleep(10 * 1000);
   EXPECT_FALSE(isLive(daemon));
 }
 
