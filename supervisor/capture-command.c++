@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -99,6 +100,10 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.filesystem.limits.fileBytes = static_cast<uint64_t>(scenario.limits.fileBytes);
   request.filesystem.limits.depth = static_cast<uint64_t>(scenario.limits.filesystemDepth);
   request.filesystem.checkpoints = scenario.checkpoints;
+  // A snapshot may take as long as the whole run may (at least 5 s): a stalled fswatch helper is
+  // then declared lost instead of holding rea for minutes.
+  request.filesystem.snapshotDeadlineMs =
+      std::max<uint64_t>(5000, static_cast<uint64_t>(scenario.timeoutMs));
   request.filesystem.terminalContext = scenarioNormaliseContext(scenario);
   request.commandShims = scenario.commandShims;
   request.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);

@@ -27,7 +27,8 @@ CheckpointDriver::CheckpointDriver(kj::AsyncIoContext& io, CheckpointPlan planIn
                                    std::string helperDirectory)
     : io(io), plan(kj::mv(planIn)) {
   if (!plan.roots.empty()) {
-    link = kj::heap<FswatchLink>(io, plan.roots, plan.limits, kj::mv(helperDirectory));
+    link = kj::heap<FswatchLink>(io, plan.roots, plan.limits, kj::mv(helperDirectory),
+                                 plan.snapshotDeadlineMs * kj::MILLISECONDS);
   }
   for (const auto& checkpoint : plan.checkpoints) {
     if (auto* literal = std::get_if<evidence::TerminalLiteralTrigger>(&checkpoint.trigger.kind)) {

@@ -48,6 +48,9 @@ struct CheckpointPlan {
   std::vector<std::string> roots;  // scenario filesystem_roots (aliases root_<i>)
   FswatchLimits limits;
   std::vector<evidence::CheckpointDeclaration> checkpoints;  // scenario order
+  uint64_t snapshotDeadlineMs = 120000;
+  // How long one snapshot may take before the fswatch helper counts as stalled (A13). The
+  // capture sets it from timeout_ms, so a stalled helper cannot hold rea long past its deadline.
   evidence::NormaliseContext terminalContext;
   // The frames' normalisation context without its run-time parts (temp root, root pid), which
   // the driver fills in: a literal is matched against the normalised chunk text (B §4.6.1).

@@ -115,8 +115,7 @@ Outcome runCase(const std::string& helper, const std::string& fault, const std::
 
 TEST(HelperFaults, EveryHelperFaultEndsInATruncatedCaptureOrAnErrorWithNothingLeft) {
   if (geteuid() != 0) GTEST_SKIP() << "the capture cgroup and loopback need root";
-  std::string table =
-      "| helper | fault | moment | outcome | pass |\n|---|---|---|---|---|\n";
+  std::string table = "| helper | fault | moment | outcome | pass |\n|---|---|---|---|---|\n";
   for (const char* helper : {"pty", "sampler", "fswatch", "shim", "replay"}) {
     for (const char* fault : {"kill", "abort", "exit0", "stall"}) {
       for (const char* moment : {"first-batch", "mid-run"}) {
