@@ -106,6 +106,12 @@ TEST(Secrets, NoBundledExampleLeaksThem) {
   for (const auto& name : examples) {
     Sandbox sandbox;
     Json scenario = Json::parse(readFile(REA_SOURCE_DIR "/examples/" + name));
+    // Examples that observe a directory (examples/files.json) need it to exist (README).
+    std::vector<std::string> directories = {scenario.value("working_directory", "/tmp")};
+    for (const auto& root : scenario.value("filesystem_roots", Json::array()))
+      directories.push_back(root.get<std::string>());
+    for (const auto& directory : directories)
+      ASSERT_EQ(system(("mkdir -p '" + directory + "'").c_str()), 0) << directory;
     expectNoLeak(sandbox, withSecrets(scenario), name);
   }
 }

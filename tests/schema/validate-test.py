@@ -125,7 +125,15 @@ def check_schemas():
 
 
 def example_scenarios():
-    return sorted(glob.glob(os.path.join(SOURCE_DIR, "examples", "*.json")))
+    paths = sorted(glob.glob(os.path.join(SOURCE_DIR, "examples", "*.json")))
+    # Examples that observe a directory (examples/files.json) need it to exist, as the README says.
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            example = json.load(f)
+        for directory in [example.get("working_directory", "/tmp")] + example.get(
+                "filesystem_roots", []):
+            os.makedirs(directory, exist_ok=True)
+    return paths
 
 
 def check_scenario_files():
