@@ -156,6 +156,10 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
 
   kj::Maybe<CaptureRunResult> result;
   KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { result = run.wait(io.waitScope); })) {
+    // The reason goes to stderr only when asked (REA_DEBUG=1): it may name paths of this machine.
+    if (getenv("REA_DEBUG") != nullptr) {
+      fprintf(stderr, "rea: start failed: %s\n", e->getDescription().cStr());
+    }
     outcome.error = processCaptureFailed("The target could not be started.");
     return outcome;
   }

@@ -81,13 +81,19 @@ StaleTempRoots findStaleTempRoots(bool remove) {
     std::string name = entry->d_name;
     if (name.rfind(ROOT_PREFIX, 0) == 0) candidates.push_back(base + "/" + name);
   }
+  const time_t OWNER_GRACE_SECONDS = 2;
   for (const auto& root : candidates) {
     struct stat st;
     if (lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
     bool stale;
     int fd = open((root + OWNER_FILE).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd >= 0) {
-      stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
+      // A capture creates the owner file and then locks it: a young unlocked file may be one in
+      // that window (a concurrent rea), so only files older than a couple of seconds count, and
+      // they are tested without ever being locked by us for longer than the test.
+      struct stat owner;
+      bool young = fstat(fd, &owner) == 0 && time(nullptr) - owner.st_mtime < OWNER_GRACE_SECONDS;
+      stale = !young && flock(fd, LOCK_EX | LOCK_NB) == 0;
       close(fd);
     } else {
       stale = time(nullptr) - st.st_mtime > 60;

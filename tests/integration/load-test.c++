@@ -16,10 +16,25 @@ namespace {
 constexpr int CAPTURES = 20;
 constexpr int LINES = 300;
 
+const char LETTERS[] = "a b c d e f g h i j";
+
+// The name of line `line` (0-299) as the script spells it: three letters, no digit.
+std::string lineName(int line) {
+  return {static_cast<char>('a' + line / 100), static_cast<char>('a' + line / 10 % 10),
+          static_cast<char>('a' + line % 10)};
+}
+
+std::string marker(int index) {
+  return std::string("capture") + static_cast<char>('a' + index) + "line";
+}
+
 Json scenarioFor(int index, const std::string& idsPath) {
-  std::string me = "capture-" + std::to_string(index) + "-line-";
-  std::string script = "i=0; while [ $i -lt " + std::to_string(LINES) + " ]; do echo " + me +
-                       "$i; i=$((i+1)); done; echo \"$REA_PROCESS_RUN_ID $HOME\" > " + idsPath;
+  // Lines are numbered in letters: a number equal to one of the capture's pids would be
+  // normalised to <pid> (B §4.6.1, even inside a word), and in a PID namespace pids are small.
+  std::string script =
+      "for a in a b c; do for b in " + std::string(LETTERS) + "; do for c in " + LETTERS +
+      "; do echo " + marker(index) + "$a$b${c}x; done; done; done; echo \"$REA_PROCESS_RUN_ID " +
+      "$HOME\" > " + idsPath;
   return Json{{"approved", true},
               {"executable", "/bin/sh"},
               {"arguments", {"-c", script}},
@@ -57,6 +72,8 @@ TEST(Load, TwentyCapturesAtOnceStayApartAndAllComplete) {
     auto evidence = Json::parse(text, nullptr, false);
     ASSERT_FALSE(evidence.is_discarded())
         << "capture " << n << ": " << readFile(sandbox.tmpdir() + "/err-" + n);
+    ASSERT_FALSE(evidence.contains("error"))
+        << "capture " << n << ": " << text << readFile(sandbox.tmpdir() + "/err-" + n);
     auto imported = evidence::importCaptureEvidence(evidence);
     EXPECT_TRUE(imported.ok()) << "capture " << n << ": " << imported.detail;
     EXPECT_EQ(capture(evidence)["exit"]["code"], 0) << n;
@@ -64,7 +81,7 @@ TEST(Load, TwentyCapturesAtOnceStayApartAndAllComplete) {
     // Exactly this capture's lines, in order, and nothing else.
     std::string expected;
     for (int line = 0; line < LINES; ++line)
-      expected += "capture-" + n + "-line-" + std::to_string(line) + "\r\n";
+      expected += marker(i) + lineName(line) + "x\r\n";
     EXPECT_EQ(concatenatedFrames(evidence), expected) << "capture " << n;
 
     std::istringstream ids(readFile(sandbox.tmpdir() + "/ids-" + n));
