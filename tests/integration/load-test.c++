@@ -31,10 +31,10 @@ std::string marker(int index) {
 Json scenarioFor(int index, const std::string& idsPath) {
   // Lines are numbered in letters: a number equal to one of the capture's pids would be
   // normalised to <pid> (B §4.6.1, even inside a word), and in a PID namespace pids are small.
-  std::string script =
-      "for a in a b c; do for b in " + std::string(LETTERS) + "; do for c in " + LETTERS +
-      "; do echo " + marker(index) + "$a$b${c}x; done; done; done; echo \"$REA_PROCESS_RUN_ID " +
-      "$HOME\" > " + idsPath;
+  std::string script = "for a in a b c; do for b in " + std::string(LETTERS) + "; do for c in " +
+                       LETTERS + "; do echo " + marker(index) +
+                       "$a$b${c}x; done; done; done; echo \"$REA_PROCESS_RUN_ID " + "$HOME\" > " +
+                       idsPath;
   return Json{{"approved", true},
               {"executable", "/bin/sh"},
               {"arguments", {"-c", script}},
