@@ -35,6 +35,11 @@ struct ShimConfig {
   # The native shim client each shim file is a byte copy of (rea-shim-client).
   protocolEventLimit @3 :UInt32;
   # limits.protocol_events (1-100,000): events beyond it are answered but not recorded.
+  netns @4 :Data;
+  userns @5 :Data;
+  # network_access "loopback" (A9): the ledger listens inside the capture's private network
+  # namespace (the one the target joins), entering `userns` first when it is set; empty: the
+  # helper's own namespace.
 }
 
 interface ShimSink {

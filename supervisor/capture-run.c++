@@ -97,18 +97,19 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
   // snapshot that cannot read an entry ends the capture here (no temp root, no target).
   auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
   auto before = checkpoints->takeBefore();
-  return before.then([&io, request = std::move(request),
-                      checkpoints = kj::mv(checkpoints)]() mutable -> kj::Promise<CaptureRunResult> {
-    if (checkpoints->failed()) {
-      auto finished = checkpoints->finish();
-      return finished.then([checkpoints = kj::mv(checkpoints)]() {
-        CaptureRunResult result;
-        result.filesystem = checkpoints->record();
-        return result;
+  return before.then(
+      [&io, request = std::move(request),
+       checkpoints = kj::mv(checkpoints)]() mutable -> kj::Promise<CaptureRunResult> {
+        if (checkpoints->failed()) {
+          auto finished = checkpoints->finish();
+          return finished.then([checkpoints = kj::mv(checkpoints)]() {
+            CaptureRunResult result;
+            result.filesystem = checkpoints->record();
+            return result;
+          });
+        }
+        return runAfterBefore(io, std::move(request), kj::mv(checkpoints));
       });
-    }
-    return runAfterBefore(io, std::move(request), kj::mv(checkpoints));
-  });
 }
 
 namespace {
@@ -157,9 +158,14 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
         s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
                                     s.root.shimsPath());
-        return s.shims->start(s.result.t0MonoNs)
-            .then([&s, inputs, cgroupPath = prepared.cgroupPath](
-                      std::optional<std::string> ledgerUrl) mutable {
+        std::string netns, userns;
+        if (s.replayStart && s.replayStart->netnsPath) {
+          netns = *s.replayStart->netnsPath;
+          userns = s.replayStart->usernsPath.value_or("");
+        }
+        return s.shims->start(s.result.t0MonoNs, netns, userns)
+            .then([&s, inputs,
+                   cgroupPath = prepared.cgroupPath](std::optional<std::string> ledgerUrl) mutable {
               inputs.shimLedgerUrl = std::move(ledgerUrl);
               auto environment = composeTargetEnvironment(
                   inputs, [](const std::string& name) -> std::optional<std::string> {

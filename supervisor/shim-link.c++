@@ -199,6 +199,8 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   config.setShimsDirectory(bytesOf(launch.shimsDirectory));
   config.setClientPath(bytesOf(helperDirectory + "/rea-shim-client"));
   config.setProtocolEventLimit(launch.protocolEventLimit);
+  config.setNetns(bytesOf(launch.netnsPath));
+  config.setUserns(bytesOf(launch.usernsPath));
   request.setSink(kj::mv(sinkServer));
   return request.send().then(
       [this](capnp::Response<schema::Shim::StartResults>&& response) -> std::string {

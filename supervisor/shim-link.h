@@ -40,6 +40,8 @@ struct ShimLaunch {
   std::string shimsDirectory;                // <temp root>/shims, exists and is empty
   uint32_t protocolEventLimit = 10000;       // limits.protocol_events, 1-100,000
   uint64_t t0Ns = 0;                         // the capture's T0: no call is older
+  std::string netnsPath;   // A9 loopback: the ledger listens in the target's namespace
+  std::string usernsPath;  // and enters this user namespace first (empty: none)
 };
 
 struct ShimCall {

@@ -11,7 +11,8 @@ ShimRun::ShimRun(kj::AsyncIoContext& io, std::vector<evidence::CommandShim> shim
       protocolEventLimit(protocolEventLimit),
       shimsDirectory(std::move(shimsDirectory)) {}
 
-kj::Promise<std::optional<std::string>> ShimRun::start(uint64_t t0Ns) {
+kj::Promise<std::optional<std::string>> ShimRun::start(uint64_t t0Ns, std::string netnsPath,
+                                                       std::string usernsPath) {
   if (shims.empty()) return std::optional<std::string>();
   auto owned = kj::heap<ShimLink>(io);
   auto& ref = *owned;
@@ -21,6 +22,8 @@ kj::Promise<std::optional<std::string>> ShimRun::start(uint64_t t0Ns) {
   launch.shimsDirectory = shimsDirectory;
   launch.protocolEventLimit = protocolEventLimit;
   launch.t0Ns = t0Ns;
+  launch.netnsPath = std::move(netnsPath);
+  launch.usernsPath = std::move(usernsPath);
   return ref.start(std::move(launch)).then([](std::string url) {
     return std::optional<std::string>(std::move(url));
   });

@@ -29,7 +29,9 @@ class ShimRun {
   ShimRun(kj::AsyncIoContext& io, std::vector<evidence::CommandShim> shims,
           uint32_t protocolEventLimit, std::string shimsDirectory);
 
-  kj::Promise<std::optional<std::string>> start(uint64_t t0Ns);
+  kj::Promise<std::optional<std::string>> start(uint64_t t0Ns, std::string netnsPath = {},
+                                                std::string usernsPath = {});
+  // The namespace paths: a loopback capture's (ReplayStart), so the target can reach the ledger.
   // The ledger URL once the shim files exist and the ledger serves; nullopt without shims.
 
   kj::Promise<void> finish(CaptureRunResult& result);

@@ -117,6 +117,8 @@ class ShimServer final : public schema::Shim::Server {
     jobConfig.shimsDirectory = text(config.getShimsDirectory());
     jobConfig.clientPath = text(config.getClientPath());
     jobConfig.protocolEventLimit = config.getProtocolEventLimit();
+    jobConfig.netnsPath = text(config.getNetns());
+    jobConfig.usernsPath = text(config.getUserns());
     auto job = kj::heap<ShimJobServer>(context, params.getSink());
     uint16_t port = job->begin(kj::mv(jobConfig));
     auto results = call.getResults();

@@ -1,6 +1,10 @@
 #include "helpers/shim/shim-job.h"
 
+#include <fcntl.h>
+#include <sched.h>
+
 #include <kj/debug.h>
+#include <kj/io.h>
 #include <nlohmann/json.hpp>
 
 #include "helpers/common/clock.h"
@@ -48,6 +52,17 @@ kj::Own<ShimJob> ShimJob::start(kj::AsyncIoContext& io, ShimJobConfig config,
   for (const Shim& shim : plan.shims)
     names.push_back(shim.name);
   writeShimExecutables(config.shimsDirectory, names, config.clientPath);
+
+  // A loopback capture's target can reach only its own namespace's 127.0.0.1: the ledger must
+  // listen there. Entered before the filter (setns is not in it) and before any socket exists.
+  for (const auto& [path, type] : {std::make_pair(config.usernsPath, CLONE_NEWUSER),
+                                   std::make_pair(config.netnsPath, CLONE_NEWNET)}) {
+    if (path.empty()) continue;
+    int fd;
+    KJ_SYSCALL(fd = open(path.c_str(), O_RDONLY | O_CLOEXEC), path);
+    kj::AutoCloseFd owned(fd);
+    KJ_SYSCALL(setns(fd, type), path);
+  }
 
   auto ledger = kj::heap<ShimLedger>(kj::mv(plan), config.protocolEventLimit);
   ledger->onRecorded(kj::mv(onRecorded));

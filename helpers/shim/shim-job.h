@@ -27,6 +27,8 @@ struct ShimJobConfig {
   std::string shimsDirectory;  // exists; the shim files go here
   std::string clientPath;      // rea-shim-client
   uint32_t protocolEventLimit = 10000;
+  std::string netnsPath;   // non-empty: listen inside this network namespace (A9 loopback)
+  std::string usernsPath;  // entered first when set
 };
 
 class ShimJob {

@@ -180,3 +180,77 @@ TEST(Compare, UsageErrorsExitTwo) {
 
 }  // namespace
 }  // namespace rea::test
+
+namespace rea::test {
+namespace {
+
+// Issue "compare-process-captures": an interactive prompt, file writes under a declared root, a
+// shim call and a replayed HTTP request, captured twice. Nothing differs in content; with exact
+// process observation and loopback networking nothing is unknown either, so the comparison says
+// `unchanged`.
+Json fullScenario(const std::string& root) {
+  std::string script = "printf 'name? '; read a; echo \"hello $a\" > " + root +
+                       "/greeting.txt; mkdir -p " + root + "/out; tool build >" + root +
+                       "/out/build.log; curl -s \"$REA_REPLAY_HTTP_URL/version\"; echo; "
+                       "echo \"done $a\"";
+  return Json{
+      {"approved", true},
+      {"executable", "/bin/sh"},
+      {"arguments", {"-c", script}},
+      {"working_directory", "/tmp"},
+      {"environment", {{"PATH", "/usr/bin:/bin"}}},
+      {"events", {{{"type", "input"}, {"at_ms", 1000}, {"data", "ada\r"}}}},
+      {"filesystem_roots", {root}},
+      {"network_access", "loopback"},
+      {"command_shims",
+       {{{"name", "tool"},
+         {"routes",
+          {{{"arguments", {"build"}},
+            {"outputs", {{{"at_ms", 0}, {"stream", "stdout"}, {"data", "built\n"}}}},
+            {"termination", {{"type", "exit"}, {"code", 0}}}}}}}}},
+      {"replay",
+       {{"http",
+         {{{"method", "GET"}, {"path", "/version"}, {"status", 200}, {"body", "v1.2.3"}}}}}},
+      {"timeout_ms", 20000}};
+}
+
+TEST(Compare, FilesShimsAndReplayCapturedTwiceAreUnchangedUnderExactObservation) {
+  Sandbox sandbox;
+  std::string root = sandbox.tmpdir() + "/project";
+  auto fresh = [&]() {
+    ASSERT_EQ(system(("rm -rf '" + root + "' && mkdir -p '" + root + "'").c_str()), 0);
+  };
+  fresh();
+  auto first = sandbox.capture(fullScenario(root));
+  fresh();
+  auto second = sandbox.capture(fullScenario(root));
+  ASSERT_EQ(first.exitCode, 0) << first.stdoutText;
+  ASSERT_EQ(second.exitCode, 0) << second.stdoutText;
+  for (const auto* run : {&first, &second}) {
+    const Json& c = capture(*run->output);
+    EXPECT_FALSE(c["filesystem_effects"].empty());
+    EXPECT_EQ(c["shim_events"].size(), 1u);
+    EXPECT_FALSE(c["protocol_events"].empty());
+    EXPECT_NE(concatenatedFrames(*run->output).find("v1.2.3"), std::string::npos);
+  }
+
+  auto result =
+      compare(sandbox, *first.output, *second.output, {"--timing-tolerance-ms", "600000"});
+  ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
+  const Json& comparison = (*result.output)["normalized_result"];
+  for (const char* dimension :
+       {"terminal", "interaction", "exit", "filesystem", "protocol", "shim"}) {
+    EXPECT_EQ(comparison[dimension], "unchanged") << dimension << ": " << comparison.dump();
+  }
+  bool exact = capture(*first.output)["manifest"].value("process_observation", "") == "exact" &&
+               capture(*second.output)["manifest"].value("process_observation", "") == "exact";
+  if (exact) {
+    EXPECT_EQ(comparison["process"], "unchanged") << comparison.dump();
+    EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
+  } else {
+    EXPECT_EQ(comparison["process"], "unknown") << comparison.dump();
+  }
+}
+
+}  // namespace
+}  // namespace rea::test
