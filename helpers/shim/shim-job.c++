@@ -55,13 +55,15 @@ kj::Own<ShimJob> ShimJob::start(kj::AsyncIoContext& io, ShimJobConfig config,
 
   // A loopback capture's target can reach only its own namespace's 127.0.0.1: the ledger must
   // listen there. Entered before the filter (setns is not in it) and before any socket exists.
-  for (const auto& [path, type] : {std::make_pair(config.usernsPath, CLONE_NEWUSER),
-                                   std::make_pair(config.netnsPath, CLONE_NEWNET)}) {
+  const std::pair<std::string, int> namespaces[] = {{config.usernsPath, CLONE_NEWUSER},
+                                                     {config.netnsPath, CLONE_NEWNET}};
+  for (const auto& entry : namespaces) {
+    const std::string& path = entry.first;
     if (path.empty()) continue;
     int fd;
     KJ_SYSCALL(fd = open(path.c_str(), O_RDONLY | O_CLOEXEC), path);
     kj::AutoCloseFd owned(fd);
-    KJ_SYSCALL(setns(fd, type), path);
+    KJ_SYSCALL(setns(fd, entry.second), path);
   }
 
   auto ledger = kj::heap<ShimLedger>(kj::mv(plan), config.protocolEventLimit);
