@@ -19,16 +19,20 @@ const int HEIGHT = 1600;
 // on a loaded machine (see compare-test.c++). The right side answers differently, with markup
 // that must reach the page as text. The answer comes through the environment, so the command
 // line (which exact process observation records) is the same on both sides and the terminal is
-// the first divergence.
+// the first divergence. Only shell builtins run, so even sampled process observation (no proc
+// connector) sees the same single process on both sides; and no digits, which pid normalisation
+// could touch when pids are small (a PID namespace).
 Json scenario(const std::string& answer) {
-  return Json{
-      {"approved", true},
-      {"executable", "/bin/sh"},
-      {"arguments", {"-c", "printf 'answer? '; read a; echo \"$ANSWER $a\"; seq 1 10"}},
-      {"working_directory", "/tmp"},
-      {"environment", {{"PATH", "/usr/bin:/bin"}, {"ANSWER", answer}}},
-      {"events", {{{"type", "input"}, {"at_ms", 1000}, {"data", "forty-two\r"}}}},
-      {"timeout_ms", 20000}};
+  return Json{{"approved", true},
+              {"executable", "/bin/sh"},
+              {"arguments",
+               {"-c",
+                "printf 'answer? '; read a; echo \"$ANSWER $a\"; for w in one two three four five "
+                "six seven eight nine ten; do echo $w; done"}},
+              {"working_directory", "/tmp"},
+              {"environment", {{"PATH", "/usr/bin:/bin"}, {"ANSWER", answer}}},
+              {"events", {{{"type", "input"}, {"at_ms", 1000}, {"data", "forty-two\r"}}}},
+              {"timeout_ms", 20000}};
 }
 
 // Short enough to sit whole in the divergence excerpt (48 characters around the first difference).
