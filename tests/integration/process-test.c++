@@ -193,7 +193,8 @@ TEST(Process, ForcedSamplingGivesTheBaselineOutputs) {
 
 TEST(Process, TheProcessLimitMakesTheCapturePartial) {
   Sandbox sandbox;
-  Json scenario = shScenario("/bin/true; /bin/true; /bin/true; sleep 0.2");
+  // Three children alive together for a while: both exact and sampled observation see them.
+  Json scenario = shScenario("sleep 0.3 & sleep 0.3 & sleep 0.3 & wait");
   scenario["limits"] = {{"processes", 2}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
