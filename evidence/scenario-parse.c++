@@ -158,6 +158,12 @@ ScenarioParseResult ScenarioParser::parse(const Json& input) {
   }
   if (const Json* value = StrictReader::find(input, "arguments")) {
     r.strings(*value, "arguments", 256, UNLIMITED, s.arguments);
+    for (size_t i = 0; i < s.arguments.size(); ++i) {
+      // execve ends every argument at its first NUL: the target would see another argument.
+      if (s.arguments[i].find('\0') != std::string::npos) {
+        r.fail(indexPath("arguments", i), "must not contain a NUL character");
+      }
+    }
   }
   if (const Json* value = r.require(input, root, "working_directory")) {
     r.absolutePath(*value, "working_directory", s.workingDirectory);
@@ -286,6 +292,8 @@ void ScenarioParser::environment(const Json& value, const std::string& path,
               // The value is never quoted in a message: it may be a secret.
               if (!member.is_string()) {
                 r.fail(memberPath, "must be a string, got " + StrictReader::describe(member));
+              } else if (member.get_ref<const std::string&>().find('\0') != std::string::npos) {
+                r.fail(memberPath, "must not contain a NUL character");  // execve would cut it
               } else if (nameOk) {
                 out.push_back(NamedValue{name, member.get<std::string>()});
               }

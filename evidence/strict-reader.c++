@@ -136,6 +136,12 @@ bool StrictReader::absolutePath(const Json& value, const std::string& path, std:
     fail(path, "must be a string starting with /, got " + describe(value));
     return false;
   }
+  // The system sees a path only up to its first NUL: refuse it rather than check one path and
+  // use another.
+  if (value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+    fail(path, "must not contain a NUL character");
+    return false;
+  }
   out = value.get<std::string>();
   return true;
 }

@@ -1,6 +1,8 @@
 // Real captures through the real `rea` binary (issue "First real capture").
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "evidence/evidence-record.h"
 #include "tests/integration/harness.h"
 
@@ -225,6 +227,14 @@ TEST(Capture, TerminationSignalsToReaCleanUpAndReportCancellation) {
   }
 }
 
+// A failed run prints exactly one plain line on stderr: "rea: ..." and a newline, nothing more.
+void expectOnePlainStderrLine(const RunResult& result) {
+  EXPECT_EQ(result.stderrText.rfind("rea: ", 0), 0u) << result.stderrText;
+  EXPECT_EQ(std::count(result.stderrText.begin(), result.stderrText.end(), '\n'), 1)
+      << result.stderrText;
+  EXPECT_EQ(result.stderrText.back(), '\n');
+}
+
 TEST(Capture, BadInputEndsInAStructuredErrorWithNothingLeftBehind) {
   Sandbox sandbox;
   std::string bad = sandbox.writeFile("bad.json", "{\"approved\": true, ");
@@ -232,23 +242,43 @@ TEST(Capture, BadInputEndsInAStructuredErrorWithNothingLeftBehind) {
   EXPECT_EQ(result.exitCode, 1);
   ASSERT_TRUE(result.output.has_value());
   EXPECT_EQ((*result.output)["category"], "invalid_input");
-  EXPECT_NE(result.stderrText.find("rea:"), std::string::npos);
+  expectOnePlainStderrLine(result);
 
   Json invalid = shScenario("true");
   invalid["timeout_ms"] = 0;
   result = sandbox.capture(invalid);
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE((*result.output)["message"].get<std::string>().find("timeout_ms"), std::string::npos);
+  expectOnePlainStderrLine(result);
 
   Policy disabled;
   disabled.enabled = false;
   result = sandbox.capture(shScenario("true"), disabled);
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_EQ((*result.output)["code"], "permission_required");
+  expectOnePlainStderrLine(result);
 
   result = sandbox.run({"capture-process"});
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
+}
+
+TEST(Cli, VersionAndHelpAnswerOnStdoutWithExitZero) {
+  Sandbox sandbox;
+  for (const char* flag : {"--version", "version"}) {
+    auto result = sandbox.run({flag});
+    EXPECT_EQ(result.exitCode, 0) << flag;
+    EXPECT_EQ(result.stdoutText, std::string("rea ") + REA_VERSION + "\n") << flag;
+    EXPECT_EQ(result.stderrText, "") << flag;
+  }
+  auto help = sandbox.run({"--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_NE(help.stdoutText.find("capture-process"), std::string::npos) << help.stdoutText;
+  EXPECT_NE(help.stdoutText.find("compare-process-captures"), std::string::npos);
+
+  auto unknown = sandbox.run({"frobnicate"});
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_TRUE(unknown.stdoutText.empty() || unknown.output.has_value()) << unknown.stdoutText;
 }
 
 }  // namespace

@@ -286,6 +286,22 @@ TEST(PolicyCheck, DeniesAMissingPathOutsideTheRootsBeforeResolvingIt) {
                PolicyDenial::EXECUTABLE_OUTSIDE_ROOTS, "/opt/missing");
 }
 
+TEST(PolicyCheck, EveryLexicalDenialComesBeforeAnyPathIsResolved) {
+  // B §2.2: gate 2 runs whole before gate 3, so a missing executable or working directory does
+  // not hide a later gate-2 denial (environment, filesystem root).
+  PolicyRequest missingThenEnvironment = admissible();
+  missingThenEnvironment.executable = "/usr/bin/missing";
+  missingThenEnvironment.environmentNames = {"PATH", "API_TOKEN"};
+  expectDenied(checkPolicy(policyFrom(permissive()), missingThenEnvironment, MACHINE),
+               PolicyDenial::ENVIRONMENT_NOT_ALLOWED, "API_TOKEN");
+
+  PolicyRequest missingThenRoot = admissible();
+  missingThenRoot.workingDirectory = "/work/missing";
+  missingThenRoot.filesystemRoots = {"/srv"};
+  expectDenied(checkPolicy(policyFrom(permissive()), missingThenRoot, MACHINE),
+               PolicyDenial::FILESYSTEM_ROOT_OUTSIDE_ROOTS, "/srv");
+}
+
 TEST(PolicyCheck, NeverAdmitsARelativeRequestPath) {
   PolicyRequest request = admissible();
   request.workingDirectory = "work";

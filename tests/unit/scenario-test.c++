@@ -650,3 +650,35 @@ TEST(ScenarioNames, ShimNamesAllowDotsButNoSlash) {
 
 }  // namespace
 }  // namespace rea::evidence
+
+namespace rea::evidence::testing {
+namespace {
+
+TEST(ScenarioStrings, AStringTheSystemWouldCutAtANulIsRefused) {
+  // execve and every path call end a string at its first NUL: the target would run with
+  // something else than the scenario says, and the policy would check another path.
+  const std::string nul("a\0b", 3);
+  struct Case {
+    const char* pointer;
+    Json value;
+    const char* issue;
+  };
+  for (const Case& c : {
+           Case{"/executable", "/bin/sh" + nul, "executable: must not contain a NUL character"},
+           Case{"/working_directory", "/tmp/" + nul,
+                "working_directory: must not contain a NUL character"},
+           Case{"/arguments", Json{"-c", "echo " + nul},
+                "arguments[1]: must not contain a NUL character"},
+           Case{"/environment", Json{{"NAME", nul}},
+                "environment.NAME: must not contain a NUL character"},
+           Case{"/filesystem_roots", Json{"/tmp", "/tmp/" + nul},
+                "filesystem_roots[1]: must not contain a NUL character"},
+       }) {
+    SCOPED_TRACE(c.pointer);
+    EXPECT_EQ(issuesOf(withMember(minimalScenario(), c.pointer, c.value)),
+              std::vector<std::string>{c.issue});
+  }
+}
+
+}  // namespace
+}  // namespace rea::evidence::testing
