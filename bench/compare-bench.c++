@@ -6,7 +6,8 @@
 // The captures are made by the real assembly code (supervisor/capture-assembly) from a
 // synthetic run: 10 MB of densely coloured terminal output (the raw-output limit's
 // maximum) in 4 KiB reads. The right capture has the same stream cut at other read boundaries,
-// so the comparison has to concatenate both streams (A7) and finds no content divergence.
+// so the comparison has to concatenate both streams (A7) and finds no content divergence
+// (checked on an untimed run before timing; the benchmark fails otherwise).
 //
 // usage: compare-bench [runs]
 #include <unistd.h>
@@ -69,6 +70,11 @@ std::string writeCapture(const evidence::Scenario& scenario, const std::string& 
   run.pty.streamDone = true;
   run.settlement =
       supervisor::SamplerSettlement{supervisor::SamplerSettlement::State::QUIESCED, 0, {}};
+  // Both snapshots of a run without filesystem roots: without them the capture would be
+  // truncated (missing checkpoints) and the comparison would short-circuit instead of comparing.
+  run.filesystem.checkpoints = {
+      supervisor::CheckpointRecord{"before", 0, {}, false, false},
+      supervisor::CheckpointRecord{"after_settlement", ns, {}, false, false}};
   evidence::Capture capture =
       supervisor::assembleCapture({scenario, run, std::string(64, 'a'), run.t0RealMs + 20000});
   auto issues = evidence::validateCapture(capture);
@@ -83,6 +89,39 @@ std::string writeCapture(const evidence::Scenario& scenario, const std::string& 
   std::string text = record.dump();
   std::ofstream(path) << text;
   return text;
+}
+
+// The figure is only meaningful for the comparison it claims: the two captures hold the same
+// content cut at different read boundaries, so the result must report no content divergence
+// (every dimension unchanged or, through a residual, unknown; never truncated, which would
+// compare nothing; nothing found). Returns what is wrong, or "".
+std::string contentDivergence(const std::string& rea, const std::string& left,
+                              const std::string& right) {
+  std::string command = rea + " compare-process-captures '" + left + "' '" + right + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "cannot run " + command;
+  std::string text;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    text.append(buffer, n);
+  int status = pclose(pipe);
+  if (status != 0)
+    return "rea compare-process-captures failed (status " + std::to_string(status) + ")";
+  auto comparison = evidence::Json::parse(text, nullptr, false)["normalized_result"];
+  if (!comparison.is_object()) return "no comparison object in: " + text.substr(0, 200);
+  for (const char* dimension :
+       {"terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim"}) {
+    const auto& status = comparison[dimension];
+    if (status != "unchanged" && status != "unknown") {
+      return std::string(dimension) + " is " + status.get<std::string>() + ": " +
+             comparison.dump().substr(0, 400);
+    }
+  }
+  if (comparison["first_divergence"]["status"] == "found") {
+    return "a divergence was found: " + comparison["first_divergence"].dump().substr(0, 400);
+  }
+  return "";
 }
 
 }  // namespace
@@ -104,6 +143,11 @@ int main(int argc, char** argv) {
   size_t rightBytes = writeCapture(*parsed.scenario, output, 1500, right).size();
 
   std::string rea = rea::bench::selfDirectory() + "/rea";
+  std::string divergence = contentDivergence(rea, left, right);
+  if (!divergence.empty()) {
+    std::fprintf(stderr, "the timed comparison is not the one claimed: %s\n", divergence.c_str());
+    return 1;
+  }
   auto compare = rea::bench::measureMedian({rea, "compare-process-captures", left, right}, runs);
   auto cat = rea::bench::measureMedian({"/bin/cat", left, right}, runs);
   auto python = rea::bench::measureMedian(

@@ -261,11 +261,14 @@ Json compareCaptures(const Json& left, const Json& right, const CompareOptions& 
     Dimension dimension = DIMENSIONS[i];
     const char* scope = _::dimensionName(dimension);
     bool normalizationMatters = dimension != Dimension::EXIT;
-    if ((normalizationMatters && !sameNormalization) || hasUnknown(left, scope) ||
-        hasUnknown(right, scope)) {
-      statuses[i] = "unknown";
-    } else if (outcomes[i].contentStatus == "unchanged" && outcomes[i].exceedsTolerance) {
+    if (outcomes[i].exceedsTolerance) {
+      // A7: a timing deviation beyond tolerance makes the overall status `changed`, residual
+      // or not; reporting the dimension `changed` keeps `status` derivable from the dimensions
+      // (B §9.3), which REA's consumers check. Only the default mode measures timing.
       statuses[i] = "changed";
+    } else if ((normalizationMatters && !sameNormalization) || hasUnknown(left, scope) ||
+               hasUnknown(right, scope)) {
+      statuses[i] = "unknown";
     } else {
       statuses[i] = outcomes[i].contentStatus;
     }

@@ -20,7 +20,8 @@
 //   `limitations` = that sentence alone (the default mode still appends `timing`, with every
 //   `max_deviation_ms` null).
 // - A dimension is `unknown` when the top-level `normalization` objects differ (except `exit`)
-//   or either capture has a residual unknown with the dimension's scope. Scopes `cleanup` and
+//   or either capture has a residual unknown with the dimension's scope (default mode: unless
+//   its timing exceeds the tolerance, see below). Scopes `cleanup` and
 //   `network` affect no dimension. A lost helper's residual (A13) therefore keeps its dimension
 //   `unknown`, never `unchanged`; captures without residuals (A8 + A9) can be `unchanged`.
 // - Otherwise `unchanged` (observation lists deeply equal, key order ignored), `added` (left
@@ -95,10 +96,14 @@
 //              object per dimension in dimension order ...}
 // D = the largest |left − right| in ms over the pairs (null when nothing was paired); exceeds
 // = D > T. T = `CompareOptions::timingToleranceMs` or max(50, 5 × left time_bucket_ms).
-// A dimension that would be `unchanged` but exceeds the tolerance is reported `changed` (so
-// the overall status becomes `changed`); an `unknown` dimension stays `unknown`, exactly as a
-// content difference does not override a residual in B. The first pair beyond tolerance is
-// also a first_divergence candidate (after the dimension's content candidates):
+// A dimension that exceeds the tolerance is reported `changed`, so that the overall status is
+// `changed` as A7 requires, and stays derivable from the dimensions (B §9.3). This holds even
+// for a dimension that would otherwise be `unknown` (a residual of its scope, or different
+// normalizations): the deviation was observed on content that matched, and A7 makes it
+// outrank residual uncertainty, as an observed difference does for first_divergence in B §9.4.
+// (A content difference in an `unknown` dimension still leaves it `unknown`, as in B.) The
+// first pair beyond tolerance is also a first_divergence candidate (after the dimension's
+// content candidates):
 //   {status:"found", dimension, index, left_at_ms, right_at_ms, left, right, timing:true,
 //    deviation_ms}
 // with `left`/`right` the *unmasked* elements (stream: the excerpt objects at byte `index`),

@@ -46,6 +46,10 @@ struct Snapshot {
   # A budget, the depth limit, a race or an outside symlink target truncated the snapshot.
   usedUring @2 :Bool;
   # io_uring did part of the work (for diagnostics only).
+  writeLock @3 :Text;
+  # "landlock ABI <n>": Landlock refuses every write, so io_uring may open files; or
+  # "no landlock: <why>": files are opened with plain openat (seccomp-checked), and only
+  # statx/read/close go through the ring (for diagnostics only).
 }
 
 struct Entry {

@@ -106,11 +106,12 @@ inline constexpr uint64_t URING_SMALL_FILE_BYTES = 256 * 1024;
 // Files up to this size are read by the io_uring FileIo in batches, one read request each.
 
 std::unique_ptr<FileIo> newPlainFileIo();
-std::unique_ptr<FileIo> newUringFileIo(bool streamLargeFiles);
+std::unique_ptr<FileIo> newUringFileIo(bool streamLargeFiles, RingOpen ringOpen);
 // nullptr when the ring cannot be set up (io_uring disabled by sysctl, filtered by seccomp, or
 // too old a kernel for ring restrictions). `streamLargeFiles`: read files above
 // URING_SMALL_FILE_BYTES through the ring too (block k+1 in an io-wq worker while block k is
 // hashed); false hashes them with plain read() calls, which measured as fast or faster
-// (bench/README.md).
+// (bench/README.md). `ringOpen`: FORBIDDEN leaves OPENAT out of the ring's allowed operations
+// and opens files with plain openat (see RingOpen).
 
 }  // namespace rea::helper

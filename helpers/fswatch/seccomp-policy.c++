@@ -29,8 +29,9 @@ SeccompPolicy fswatchSeccompPolicy() {
   policy.allowIf("fswatch-open", "openat",
                  argMaskClear(2, O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | TMPFILE_BIT,
                               "O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND|O_TMPFILE"));
-  // uring-io.c++: the ring is created disabled, restricted to STATX/OPENAT/READ/CLOSE by
-  // io_uring_register, then enabled; io_uring_enter submits and reaps. A filter denying these
+  // uring-io.c++: the ring is created disabled, restricted to STATX/READ/CLOSE (and OPENAT only
+  // once Landlock refuses every write: write-lock.h) by io_uring_register, then enabled;
+  // io_uring_enter submits and reaps. A filter denying these
   // would only select the plain backend, but the ring is what makes large trees fast.
   policy.allow("fswatch-uring", "io_uring_setup")
       .allow("fswatch-uring", "io_uring_enter")

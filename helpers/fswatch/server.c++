@@ -6,6 +6,7 @@
 #include "helpers/fswatch/seccomp-policy.h"
 #include "helpers/fswatch/snapshot.h"
 #include "helpers/fswatch/standalone.h"
+#include "helpers/fswatch/write-lock.h"
 #include "schema/fswatch.capnp.h"
 
 namespace rea::helper {
@@ -34,7 +35,8 @@ schema::EntryType entryTypeToSchema(evidence::EntryType type) {
   KJ_UNREACHABLE;
 }
 
-void snapshotToSchema(const Snapshot& snapshot, schema::Snapshot::Builder out) {
+void snapshotToSchema(const Snapshot& snapshot, const WriteLock& lock,
+                      schema::Snapshot::Builder out) {
   auto entries = out.initEntries(snapshot.entries.size());
   for (size_t i = 0; i < snapshot.entries.size(); ++i) {
     const auto& from = snapshot.entries[i];
@@ -48,10 +50,25 @@ void snapshotToSchema(const Snapshot& snapshot, schema::Snapshot::Builder out) {
   }
   out.setTruncated(snapshot.truncated);
   out.setUsedUring(snapshot.backendUsed == SnapshotBackend::URING);
+  out.setWriteLock(lock.detail);
+}
+
+// Landlock first: it restricts only the calling thread, so it must come while the helper has
+// one, and before the first ring exists. Then the common lock-down (NO_NEW_PRIVS, rlimits,
+// seccomp). Without Landlock the ring does not open files (write-lock.h).
+WriteLock lockDownFswatch(HelperContext& context) {
+  WriteLock lock = refuseWrites();
+  context.lockDown();
+  return lock;
 }
 
 class FswatchServer final : public schema::Fswatch::Server {
  public:
+  explicit FswatchServer(WriteLock lock)
+      : lock(kj::mv(lock)),
+        snapshotter(SnapshotBackend::AUTO,
+                    this->lock.ringMayOpen ? RingOpen::ALLOWED : RingOpen::FORBIDDEN) {}
+
   kj::Promise<void> snapshot(SnapshotContext call) override {
     auto params = call.getParams();
     std::vector<std::string> roots;
@@ -74,12 +91,13 @@ class FswatchServer final : public schema::Fswatch::Server {
       to.setOperation(failure->operation.c_str());
       to.setError(failure->error);
     } else {
-      snapshotToSchema(std::get<Snapshot>(result), out.initSnapshot());
+      snapshotToSchema(std::get<Snapshot>(result), lock, out.initSnapshot());
     }
     return kj::READY_NOW;
   }
 
  private:
+  WriteLock lock;
   Snapshotter snapshotter;
 };
 
@@ -99,12 +117,12 @@ HelperSpec fswatchHelperSpec() {
     evidence::sha256Hex("warm-up");
   };
   spec.makeServer = [](HelperContext& context) -> capnp::Capability::Client {
-    context.lockDown();
-    return kj::heap<FswatchServer>();
+    return kj::heap<FswatchServer>(lockDownFswatch(context));
   };
   spec.runStandalone = [](HelperContext& context, const evidence::Json& request, JsonLines& out) {
-    context.lockDown();  // the request is the operator's; the walk reads untrusted names
-    return runFswatchStandalone(context, request, out);
+    // The request is the operator's; the walk reads untrusted names.
+    WriteLock lock = lockDownFswatch(context);
+    return runFswatchStandalone(request, lock, out);
   };
   return spec;
 }

@@ -27,7 +27,7 @@ std::string SnapshotFailure::message() const {
 }
 
 bool uringAvailable() {
-  return newUringFileIo(false) != nullptr;
+  return newUringFileIo(false, RingOpen::FORBIDDEN) != nullptr;
 }
 
 namespace {
@@ -46,7 +46,8 @@ bool hashingWorthARing(const std::vector<HashJob>& jobs) {
 
 }  // namespace
 
-Snapshotter::Snapshotter(SnapshotBackend backend) : backend(backend) {}
+Snapshotter::Snapshotter(SnapshotBackend backend, RingOpen ringOpen)
+    : backend(backend), ringOpen(ringOpen) {}
 
 Snapshotter::~Snapshotter() noexcept(false) {}
 
@@ -59,7 +60,7 @@ FileIo* Snapshotter::uringIo() {
   if (uring == nullptr && !uringUnavailable) {
     // Large files stream through the ring only when io_uring was asked for explicitly: `auto`
     // reads them with read(), which measured as fast or faster here (bench/README.md).
-    uring = newUringFileIo(backend == SnapshotBackend::URING);
+    uring = newUringFileIo(backend == SnapshotBackend::URING, ringOpen);
     uringUnavailable = uring == nullptr;
   }
   return uring.get();
@@ -135,8 +136,9 @@ SnapshotResult Snapshotter::take(const std::vector<std::string>& roots,
 }
 
 SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const SnapshotLimits& limits,
-                            SnapshotBackend backend, const SnapshotHooks& hooks) {
-  return Snapshotter(backend).take(roots, limits, hooks);
+                            SnapshotBackend backend, const SnapshotHooks& hooks,
+                            RingOpen ringOpen) {
+  return Snapshotter(backend, ringOpen).take(roots, limits, hooks);
 }
 
 }  // namespace rea::helper

@@ -43,6 +43,16 @@ enum class SnapshotBackend {
 
 const char* snapshotBackendName(SnapshotBackend backend);  // "auto", "plain", "uring"
 
+enum class RingOpen {
+  // Whether the io_uring backend may open files through the ring. IORING_OP_OPENAT bypasses
+  // seccomp and cannot be limited to read-only flags, so the helper allows it only once Landlock
+  // refuses every write (write-lock.h); FORBIDDEN opens with plain openat, which its seccomp
+  // filter checks, and batches the rest. Outside the helper (tests, benchmarks) nothing is
+  // filtered and ALLOWED is the default.
+  ALLOWED,
+  FORBIDDEN,
+};
+
 struct Snapshot {
   std::vector<evidence::SnapshotEntry> entries;  // traversal order (§4.7)
   bool truncated = false;
@@ -78,7 +88,8 @@ class Snapshotter {
   // buffers) from one snapshot to the next: a capture takes several (before, checkpoints,
   // after), and setting up a ring costs more than a whole snapshot of a small tree.
  public:
-  explicit Snapshotter(SnapshotBackend backend = SnapshotBackend::AUTO);
+  explicit Snapshotter(SnapshotBackend backend = SnapshotBackend::AUTO,
+                       RingOpen ringOpen = RingOpen::ALLOWED);
   ~Snapshotter() noexcept(false);
   Snapshotter(const Snapshotter&) = delete;
   Snapshotter& operator=(const Snapshotter&) = delete;
@@ -92,6 +103,7 @@ class Snapshotter {
 
  private:
   SnapshotBackend backend;
+  RingOpen ringOpen;
   std::unique_ptr<FileIo> plain;
   std::unique_ptr<FileIo> uring;
   bool uringUnavailable = false;
@@ -102,7 +114,7 @@ class Snapshotter {
 
 SnapshotResult takeSnapshot(const std::vector<std::string>& roots, const SnapshotLimits& limits,
                             SnapshotBackend backend = SnapshotBackend::AUTO,
-                            const SnapshotHooks& hooks = {});
+                            const SnapshotHooks& hooks = {}, RingOpen ringOpen = RingOpen::ALLOWED);
 // One snapshot with a fresh Snapshotter.
 
 bool uringAvailable();

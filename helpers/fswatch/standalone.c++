@@ -59,9 +59,11 @@ SnapshotRequest snapshotRequestFromJson(const evidence::Json& request) {
   return result;
 }
 
-kj::Promise<void> runFswatchStandalone(HelperContext&, const evidence::Json& json, JsonLines& out) {
+kj::Promise<void> runFswatchStandalone(const evidence::Json& json, const WriteLock& lock,
+                                       JsonLines& out) {
   auto request = snapshotRequestFromJson(json);
-  auto result = takeSnapshot(request.roots, request.limits, request.backend);
+  RingOpen ringOpen = lock.ringMayOpen ? RingOpen::ALLOWED : RingOpen::FORBIDDEN;
+  auto result = takeSnapshot(request.roots, request.limits, request.backend, {}, ringOpen);
   if (auto* failure = std::get_if<SnapshotFailure>(&result)) {
     out.write({{"failure",
                 {{"path", evidence::sanitizeUtf8(failure->path)},
@@ -83,7 +85,9 @@ kj::Promise<void> runFswatchStandalone(HelperContext&, const evidence::Json& jso
   }
   out.write({{"done",
               {{"truncated", snapshot.truncated},
-               {"backend", snapshotBackendName(snapshot.backendUsed)}}}});
+               {"backend", snapshotBackendName(snapshot.backendUsed)},
+               {"ring_may_open", lock.ringMayOpen},
+               {"write_lock", lock.detail}}}});
   return kj::READY_NOW;
 }
 

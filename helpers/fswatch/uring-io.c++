@@ -29,22 +29,25 @@ constexpr size_t STREAM_BLOCK = 1 << 20;   // read size for large files
 
 class UringFileIo final : public FileIo {
  public:
-  explicit UringFileIo(bool streamLargeFiles) : streamLargeFiles(streamLargeFiles) {}
+  UringFileIo(bool streamLargeFiles, RingOpen ringOpen)
+      : streamLargeFiles(streamLargeFiles), ringOpens(ringOpen == RingOpen::ALLOWED) {}
 
   ~UringFileIo() noexcept(false) {
     if (initialised) io_uring_queue_exit(&ring);
   }
 
-  // The ring starts disabled and is limited to the four operations a snapshot needs before it
-  // is enabled: io_uring operations bypass seccomp, so without this a compromised fswatch could
-  // write through the ring even though its filter forbids write(2). (openat stays possible, so
-  // the ring could still create files: see helpers/fswatch/README.md.)
+  // The ring starts disabled and is limited to the operations a snapshot needs before it is
+  // enabled: io_uring operations bypass seccomp, so without this a compromised fswatch could
+  // write through the ring even though its filter forbids write(2). OPENAT cannot be limited to
+  // read-only flags here; it is allowed only when Landlock refuses every write (write-lock.h),
+  // otherwise files are opened with plain openat, which the seccomp filter does check.
   bool init() {
     if (io_uring_queue_init(RING_ENTRIES, &ring, IORING_SETUP_R_DISABLED) != 0) return false;
     initialised = true;
     io_uring_restriction allowed[6] = {};
     int count = 0;
     for (int op : {IORING_OP_STATX, IORING_OP_OPENAT, IORING_OP_READ, IORING_OP_CLOSE}) {
+      if (op == IORING_OP_OPENAT && !ringOpens) continue;
       allowed[count].opcode = IORING_RESTRICTION_SQE_OP;
       allowed[count++].sqe_op = static_cast<__u8>(op);
     }
@@ -98,6 +101,7 @@ class UringFileIo final : public FileIo {
 
  private:
   const bool streamLargeFiles;
+  const bool ringOpens;  // OPENAT is one of the ring's operations (RingOpen::ALLOWED)
   io_uring ring;
   bool initialised = false;
   std::vector<struct statx> statxBuffers;
@@ -171,7 +175,8 @@ class UringFileIo final : public FileIo {
 
   // Four submissions for the whole batch: open all; fstat all; read the verified ones whole
   // (one byte more than the size, to see growth); fstat again and close. Nothing is read from a
-  // file before its fstat proved it is still the regular file the walk saw.
+  // file before its fstat proved it is still the regular file the walk saw. Without OPENAT on
+  // the ring the opens are plain openat calls and the other three rounds stay batched.
   void hashBatch(const std::vector<HashJob>& jobs, const std::vector<size_t>& batch,
                  const SnapshotHooks& hooks) {
     slots.assign(batch.size(), Slot());
@@ -183,15 +188,21 @@ class UringFileIo final : public FileIo {
     }
     if (arena.size() < bytes) arena.resize(bytes);
 
-    for (size_t k = 0; k < slots.size(); ++k) {
-      io_uring_sqe* sqe = nextSqe();
-      io_uring_prep_openat(sqe, AT_FDCWD, jobs[slots[k].job].path.c_str(), HASH_OPEN_FLAGS, 0);
-      sqe->user_data = k;
-    }
-    complete(slots.size(), [&](uint64_t k, int result) {
+    auto opened = [&](uint64_t k, int result) {
       slots[k].openResult = result;
       if (result >= 0) slots[k].fd = result;
-    });
+    };
+    if (ringOpens) {
+      for (size_t k = 0; k < slots.size(); ++k) {
+        io_uring_sqe* sqe = nextSqe();
+        io_uring_prep_openat(sqe, AT_FDCWD, jobs[slots[k].job].path.c_str(), HASH_OPEN_FLAGS, 0);
+        sqe->user_data = k;
+      }
+      complete(slots.size(), opened);
+    } else {
+      for (size_t k = 0; k < slots.size(); ++k)
+        opened(k, openForHash(jobs[slots[k].job]));
+    }
 
     size_t expected = 0;
     for (size_t k = 0; k < slots.size(); ++k) {
@@ -335,8 +346,8 @@ class UringFileIo final : public FileIo {
 
 }  // namespace
 
-std::unique_ptr<FileIo> newUringFileIo(bool streamLargeFiles) {
-  auto io = std::make_unique<UringFileIo>(streamLargeFiles);
+std::unique_ptr<FileIo> newUringFileIo(bool streamLargeFiles, RingOpen ringOpen) {
+  auto io = std::make_unique<UringFileIo>(streamLargeFiles, ringOpen);
   if (!io->init()) return nullptr;
   return io;
 }

@@ -63,11 +63,7 @@ TEST(Compare, TwoCapturesOfADeterministicScenarioShowNoContentDivergence) {
   // Sampling is not deterministic (a pipeline's processes may be seen mid-exec or not at all),
   // so there the only divergence allowed is in the process dimension.
   const Json& found = comparison["first_divergence"];
-  if (exact) {
-    EXPECT_EQ(comparison["process"], "unchanged") << comparison.dump();
-    EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
-    EXPECT_NE(found["status"], "found") << comparison.dump();
-  } else {
+  if (!exact) {
     EXPECT_EQ(comparison["process"], "unknown");
     EXPECT_NE(comparison["status"], "unchanged");
     if (found["status"] == "found") {
@@ -87,6 +83,16 @@ TEST(Compare, TwoCapturesOfADeterministicScenarioShowNoContentDivergence) {
   // In baseline mode read boundaries and timestamps are content: the same pair may differ.
   auto baseline = compare(sandbox, *first.output, *second.output, {"--baseline-semantics"});
   ASSERT_EQ(baseline.exitCode, 0);
+
+  // The claim of the issue, `unchanged`, can only be checked under exact observation: say so
+  // rather than pass without checking it.
+  if (!exact) {
+    GTEST_SKIP() << "exact process observation is unavailable here (sampled mode): the "
+                    "process dimension and `status: unchanged` were not checked";
+  }
+  EXPECT_EQ(comparison["process"], "unchanged") << comparison.dump();
+  EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
+  EXPECT_NE(found["status"], "found") << comparison.dump();
 }
 
 TEST(Compare, ARealDifferenceIsFoundInTheTerminalStream) {
@@ -244,12 +250,13 @@ TEST(Compare, FilesShimsAndReplayCapturedTwiceAreUnchangedUnderExactObservation)
   }
   bool exact = capture(*first.output)["manifest"].value("process_observation", "") == "exact" &&
                capture(*second.output)["manifest"].value("process_observation", "") == "exact";
-  if (exact) {
-    EXPECT_EQ(comparison["process"], "unchanged") << comparison.dump();
-    EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
-  } else {
+  if (!exact) {
     EXPECT_EQ(comparison["process"], "unknown") << comparison.dump();
+    GTEST_SKIP() << "exact process observation is unavailable here (sampled mode): the "
+                    "process dimension and `status: unchanged` were not checked";
   }
+  EXPECT_EQ(comparison["process"], "unchanged") << comparison.dump();
+  EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
 }
 
 }  // namespace

@@ -457,16 +457,47 @@ TEST(CompareContent, ALostHelperKeepsItsDimensionUnknown) {
   EXPECT_EQ(compare(interactiveCapture(), right)["status"], "truncated");
 }
 
-TEST(CompareContent, TimingBeyondToleranceDoesNotOverrideAResidual) {
+TEST(CompareContent, TimingBeyondToleranceMakesTheStatusChangedDespiteAResidual) {
+  // A7: "a timing deviation beyond tolerance makes the overall status `changed`". The dimension
+  // says so too, so that `status` stays derivable from the dimensions (B §9.3).
   Json left = interactiveCapture();
   left["residual_unknowns"].push_back({{"scope", "shim"}, {"reason", "shim helper stopped"}});
   Json right = interactiveCapture();
   right["shim_events"][0]["at_ms"] = 170;
   Json result = compare(left, right);
-  EXPECT_EQ(result["shim"], "unknown");
-  EXPECT_EQ(result["status"], "unknown");
+  EXPECT_EQ(result["shim"], "changed");
+  EXPECT_EQ(result["status"], "changed");
   EXPECT_EQ(result["timing"]["shim"]["exceeds_tolerance"], true);
   EXPECT_EQ(result["first_divergence"]["timing"], true);
+  EXPECT_EQ(result["first_divergence"]["dimension"], "shim");
+  EXPECT_EQ(result["limitations"].back(), "shim helper stopped");
+
+  // Within the tolerance the residual keeps the dimension, and so the status, `unknown`.
+  CompareOptions tolerant;
+  tolerant.timingToleranceMs = 1000;
+  Json within = compare(left, right, tolerant);
+  EXPECT_EQ(within["shim"], "unknown");
+  EXPECT_EQ(within["status"], "unknown");
+  EXPECT_EQ(within["timing"]["shim"]["exceeds_tolerance"], false);
+
+  // Different normalizations make the dimension unknown; a deviation beyond tolerance still
+  // makes it, and the status, `changed`, while the other dimensions stay `unknown`.
+  Json otherNormalization = right;
+  otherNormalization["normalization"]["paths"] = false;
+  Json differing = compare(interactiveCapture(), otherNormalization);
+  EXPECT_EQ(differing["shim"], "changed");
+  EXPECT_EQ(differing["terminal"], "unknown");
+  EXPECT_EQ(differing["status"], "changed");
+
+  // A content difference in an `unknown` dimension leaves it `unknown`, as in B.
+  Json content = interactiveCapture();
+  content["shim_events"][0]["arguments"] = Json::array({"other"});
+  Json differentContent = compare(left, content);
+  EXPECT_EQ(differentContent["shim"], "unknown");
+  EXPECT_EQ(differentContent["status"], "unknown");
+
+  // Baseline mode measures no timing: the residual decides, as B §9.3 says.
+  EXPECT_EQ(compare(left, right, BASELINE)["shim"], "unknown");
 }
 
 TEST(CompareContent, SampledAndHostNetworkResidualsLeaveOnlyProcessUnknown) {
