@@ -154,7 +154,7 @@ TEST_P(Ownership, ZombiesDoNotFailSettlementOrCleanup) {
   std::string zombieFile = sandbox.tmpdir() + "/zombie.pid";
   std::string script =
       std::string(PRINT_TOKEN) + "( trap '' HUP; /bin/sleep 0.05 & echo $! > " + zombieFile +
-      "; exec /bin/sleep 30 ) & /bin/sleep 0.5; echo zombie:$(cut -d' ' -f3 "
+      "; exec /bin/sleep 30 ) & /bin/sleep 1; echo zombie:$(cut -d' ' -f3 "
       "/proc/$(cat " +
       zombieFile + ")/stat):; exec /bin/sh -c '/bin/sleep 0.05 & exec /bin/sleep 0.3'";
   auto result = sandbox.capture(shScenario(script, 300));
