@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/support/arguments.h"
 #include "bench/support/process-measure.h"
 #include "evidence/evidence-record.h"
 #include "evidence/scenario.h"
@@ -127,7 +128,10 @@ std::string contentDivergence(const std::string& rea, const std::string& left,
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = argc > 1 ? std::atoi(argv[1]) : 5;
+  const char* usage = "compare-bench [runs]";
+  auto arguments = rea::bench::parseArguments(argc, argv, usage);
+  rea::bench::rejectFlags(arguments, usage);
+  int runs = arguments.runs;
   auto parsed = evidence::parseScenario(evidence::Json::parse(
       R"({"approved":true,"executable":"/bin/ls","arguments":["-l","--color=always"],)"
       R"("working_directory":"/tmp","limits":{"output_bytes":10000000,"frames":100000}})"));

@@ -1,10 +1,15 @@
 // Throughput of text normalisation over 10 MB of terminal-like output (the output_bytes cap),
-// whole-text and streamed in 4 KiB reads. Prints MB/s; run from bench/run.sh or directly.
+// whole-text and streamed in 4 KiB reads. Prints MB/s (median of RUNS runs, default 5); run from
+// bench/run.sh or directly. Usage: normalise-bench [RUNS]
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
+
+#include "bench/support/arguments.h"
 
 #include "evidence/chunk-normaliser.h"
 #include "evidence/normalise.h"
@@ -31,15 +36,25 @@ std::string sampleOutput(size_t bytes) {
 }
 
 template <typename F>
-double seconds(F&& f) {
-  auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+double medianSeconds(int runs, F&& f) {
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    f();
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* usage = "normalise-bench [runs]";
+  auto arguments = rea::bench::parseArguments(argc, argv, usage);
+  rea::bench::rejectFlags(arguments, usage);
+  int runs = arguments.runs;
   NormaliseContext context;
   context.secrets = {"hunter2", "s3cr3t-token"};
   context.sensitiveInputs = {"correct horse\r"};
@@ -53,13 +68,16 @@ int main() {
   std::string text = sampleOutput(10'000'000);
   double mb = text.size() / 1e6;
 
+  std::printf("normalise-bench: 10 MB of terminal-like output, median of %d runs\n", runs);
   size_t wholeSize = 0;
-  double whole = seconds([&]() { wholeSize = rea::evidence::normalise(text, context).size(); });
+  double whole =
+      medianSeconds(runs, [&]() { wholeSize = rea::evidence::normalise(text, context).size(); });
   std::printf("normalise (whole)      %6.1f MB/s  (%zu -> %zu bytes)\n", mb / whole, text.size(),
               wholeSize);
 
   size_t streamedSize = 0;
-  double streamed = seconds([&]() {
+  double streamed = medianSeconds(runs, [&]() {
+    streamedSize = 0;
     ChunkNormaliser normaliser(context);
     for (size_t at = 0; at < text.size(); at += 4096) {
       streamedSize += normaliser.push(std::string_view(text).substr(at, 4096)).size();
@@ -67,5 +85,9 @@ int main() {
     streamedSize += normaliser.flush().size();
   });
   std::printf("ChunkNormaliser (4 KiB) %6.1f MB/s  (%zu bytes)\n", mb / streamed, streamedSize);
-  return streamedSize == wholeSize ? 0 : 1;
+  if (streamedSize != wholeSize) {
+    std::fprintf(stderr, "normalise-bench: streamed and whole-text results differ in size\n");
+    return 1;
+  }
+  return 0;
 }

@@ -2,9 +2,9 @@
 // client (a matched route, so each request records two protocol events), and the time it adds
 // to a capture's start — creating, listening and closing the server, and creating the loopback
 // network namespace of network_access "loopback", and the whole helper as a capture starts and
-// ends it (supervisor ReplayLink: spawn, start, finish, reap). Median of 5 rounds each;
-// 127.0.0.1 only.
-// Run from bench/run.sh or directly.
+// ends it (supervisor ReplayLink: spawn, start, finish, reap). Median of RUNS rounds each
+// (default 5); 127.0.0.1 only.
+// Run from bench/run.sh or directly. Usage: replay-bench [RUNS]
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +18,7 @@
 #include <kj/time.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/support/arguments.h"
 #include "helpers/replay/loopback-netns.h"
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/replay-server.h"
@@ -28,7 +29,6 @@ namespace {
 using rea::helper::ReplayLimits;
 using rea::helper::ReplayServer;
 
-constexpr int ROUNDS = 5;
 constexpr int REQUESTS = 2000;
 constexpr int STARTS = 50;
 
@@ -157,10 +157,13 @@ double helperMilliseconds(kj::AsyncIoContext& io, bool loopback) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* usage = "replay-bench [runs]";
+  auto arguments = rea::bench::parseArguments(argc, argv, usage);
+  rea::bench::rejectFlags(arguments, usage);
   auto io = kj::setupAsyncIo();
   std::vector<double> rates, baselines, starts, namespaces, helpers, loopbackHelpers;
-  for (int round = 0; round < ROUNDS; ++round) {
+  for (int round = 0; round < arguments.runs; ++round) {
     rates.push_back(requestsPerSecond(io));
     baselines.push_back(baselinePerSecond(io));
     starts.push_back(startMicroseconds(io));

@@ -24,9 +24,11 @@ start=$(date +%s)
 for b in "$dir"/bin/*-bench; do
   name=$(basename "$b")
   printf '\n### %s\n\n' "$name" | tee -a "$out"
+  began=$(date +%s)
   if ! "$b" "$runs" 2>&1 | tee -a "$out"; then
     echo "($name failed)" | tee -a "$out"
   fi
+  printf '\n(%s took %d s)\n' "$name" $(( $(date +%s) - began )) | tee -a "$out"
 done
 printf '\nWhole run: %d s.\n' $(( $(date +%s) - start )) | tee -a "$out"
 

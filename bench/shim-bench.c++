@@ -1,8 +1,9 @@
 // Cost of one shim call as the target sees it: 1,000 sequential calls from a /bin/sh loop,
 // against the same loop calling /bin/true (the floor: a fork and exec of a tiny program). Each
 // shim call is a fork + exec of the static rea-shim-client, a loopback HTTP POST to the ledger
-// (kj-http on this process's event loop) and the answer. Median of 5 runs; also the time to
-// write 32 shim files. Run directly from build/bin (the client is found beside this binary).
+// (kj-http on this process's event loop) and the answer. Median of RUNS runs (default 5); also
+// the time to write 32 shim files. Run directly from build/bin (the client is found beside this
+// binary). Usage: shim-bench [RUNS]
 
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +25,7 @@
 #include <kj/async-unix.h>
 #include <kj/debug.h>
 
+#include "bench/support/arguments.h"
 #include "helpers/shim/shim-files.h"
 #include "helpers/shim/shim-ledger-server.h"
 #include "helpers/shim/shim-ledger.h"
@@ -33,7 +35,6 @@ namespace {
 using namespace rea::helper;
 
 constexpr int CALLS = 1000;
-constexpr int RUNS = 5;
 
 std::string selfDirectory() {
   char buffer[PATH_MAX];
@@ -89,7 +90,11 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* usage = "shim-bench [runs]";
+  auto arguments = rea::bench::parseArguments(argc, argv, usage);
+  rea::bench::rejectFlags(arguments, usage);
+  const int runs = arguments.runs;
   std::string client = selfDirectory() + "/" + SHIM_CLIENT_BINARY_NAME;
   char pattern[] = "/tmp/rea-shim-bench-XXXXXX";
   KJ_ASSERT(mkdtemp(pattern) != nullptr);
@@ -103,7 +108,7 @@ int main() {
     Shim shim;
     shim.name = i == 0 ? "tool" : i == 1 ? "talk" : "s" + std::to_string(i);
     ShimRoute route;
-    route.maxCalls = CALLS * RUNS;
+    route.maxCalls = CALLS * runs;
     if (i == 1) route.outputs.push_back({0, "stdout", "hello from a shim\n"});
     shim.routes.push_back(route);
     names.push_back(shim.name);
@@ -136,13 +141,13 @@ int main() {
       {"shim, no output", loop("tool"), {}},
       {"shim, one stdout chunk", loop("talk >/dev/null"), {}},
   };
-  for (int run = 0; run < RUNS; ++run) {
+  for (int run = 0; run < runs; ++run) {
     for (Case& c : cases)
       c.runs.push_back(runShell(io, c.script, environment));
   }
 
   std::printf("shim calls: %d sequential calls from a /bin/sh loop, median of %d runs\n", CALLS,
-              RUNS);
+              runs);
   std::printf("%-26s %12s %12s %10s\n", "case", "total ms", "per call us", "vs true");
   double floor = median(cases[0].runs);
   for (const Case& c : cases) {

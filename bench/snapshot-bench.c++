@@ -10,7 +10,7 @@
 // is the median of the runs (default 5), warm page cache. The trees live under $TMPDIR or /tmp
 // and are removed after.
 //
-// Usage: snapshot-bench [--runs N] [--only a|b|c]
+// Usage: snapshot-bench [RUNS] [--runs N] [--only a|b|c]   (RUNS and --runs N are the same)
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/arguments.h"
 #include "evidence/sha256.h"
 #include "helpers/fswatch/snapshot.h"
 #include "supervisor/temp-root.h"
@@ -237,19 +238,21 @@ std::string perSecond(double count, double secs, const char* unit) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 5;
+  const char* usage = "snapshot-bench [runs] [--runs N] [--only a|b|c]";
+  auto arguments = rea::bench::parseArguments(argc, argv, usage);
+  int runs = arguments.runs;
   bool small = true, large = true, tiny = true;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) {
-      runs = std::max(1, atoi(argv[++i]));
-    } else if (arg == "--only" && i + 1 < argc) {
-      std::string which = argv[++i];
+  const auto& flags = arguments.flags;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    if (flags[i] == "--runs" && i + 1 < flags.size()) {
+      runs = std::max(1, atoi(flags[++i].c_str()));
+    } else if (flags[i] == "--only" && i + 1 < flags.size()) {
+      const std::string& which = flags[++i];
       small = which == "a";
       large = which == "b";
       tiny = which == "c";
     } else {
-      fprintf(stderr, "usage: snapshot-bench [--runs N] [--only a|b|c]\n");
+      fprintf(stderr, "usage: %s\n", usage);
       return 2;
     }
   }

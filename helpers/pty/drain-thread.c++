@@ -37,10 +37,11 @@ void bump(int fd) {
 
 }  // namespace
 
-DrainThread::DrainThread(kj::AutoCloseFd masterFd)
+DrainThread::DrainThread(kj::AutoCloseFd masterFd, Limits limits)
     : master(nonBlocking(kj::mv(masterFd))),
       ready(newEventFd()),
       wake(newEventFd()),
+      limits(limits),
       thread([this]() { run(); }) {
   // Wait until the thread runs: its start-up syscalls (rseq, set_robust_list) must happen
   // before the seccomp filter is loaded, which does not allow them.
@@ -88,21 +89,30 @@ DrainThread::Taken DrainThread::take() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     taken.chunks.swap(queue);
-    queuedBytes = 0;
+    taken.dropped = dropped;
+    taken.lastDroppedNs = lastDroppedNs;
     taken.ended = ended;
     taken.eof = eof;
     if (!error.empty()) taken.error = kj::str(error.c_str());
   }
-  changed.notify_all();
   return taken;
 }
 
 void DrainThread::push(uint64_t atNs, std::string data) {
-  std::unique_lock<std::mutex> lock(mutex);
-  changed.wait(lock, [this]() { return queuedBytes < QUEUE_LIMIT_BYTES || stopping; });
-  queuedBytes += data.size();
-  queue.push_back(Chunk{atNs, kj::mv(data)});
-  lock.unlock();
+  // B §6.5 step 2, per chunk: a chunk over either limit is dropped whole (a later, smaller one
+  // may still fit). Never waits: only the queue's mutex, which take() holds for a swap.
+  if (acceptedFrames >= limits.maxFrames || acceptedBytes + data.size() > limits.maxOutputBytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++dropped;
+    lastDroppedNs = atNs;
+    return;  // no wake-up: the watchdog's next take() sees it, nothing else needs it sooner
+  }
+  ++acceptedFrames;
+  acceptedBytes += data.size();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    queue.push_back(Chunk{atNs, kj::mv(data)});
+  }
   signalReady();
 }
 

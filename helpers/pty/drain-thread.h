@@ -1,10 +1,15 @@
 #pragma once
 // DrainThread: the one extra thread of rea-pty (STYLE §4). It owns the PTY master and does
 // nothing but read it (64 KiB at a time) into a queue that the event loop empties when an
-// eventfd wakes it, so a slow loop (RPC, rendering) never leaves the kernel's small PTY buffer
-// full and never stalls the target more than the queue bound. Each read becomes one chunk of
-// valid UTF-8: a multibyte sequence split across reads is carried whole into the next chunk,
-// ill-formed bytes become U+FFFD (SPEC B §6.3).
+// eventfd wakes it. Each read becomes one chunk of valid UTF-8: a multibyte sequence split
+// across reads is carried whole into the next chunk, ill-formed bytes become U+FFFD (B §6.3).
+//
+// It never waits for the loop (A11: rendering never slows the draining of the PTY). The raw
+// limits of B §6.5 are applied here, as each chunk is read: a chunk that does not fit is
+// counted and discarded at once, so the queue never holds more than `maxOutputBytes` (at most
+// 10 MB) however far the loop (RPC, rendering) falls behind, and needs no back-pressure.
+// Admission depends only on the sizes of the chunks in read order, so the result is the same as
+// if the loop had decided.
 //
 // Lifetime: construct (the thread starts but waits), start() once the seccomp filter is loaded
 // (no untrusted byte is read before it), stop() to end early; the destructor stops and joins.
@@ -25,7 +30,12 @@ namespace rea::helper {
 
 class DrainThread {
  public:
-  explicit DrainThread(kj::AutoCloseFd master);
+  struct Limits {
+    uint32_t maxFrames;       // limits.frames: accepted chunks
+    uint64_t maxOutputBytes;  // limits.output_bytes: accepted bytes (UTF-8, after U+FFFD)
+  };
+
+  DrainThread(kj::AutoCloseFd master, Limits limits);
   // Takes the master (non-blocking mode is set here) and starts the thread, which waits for
   // start() before its first read. Returns once the thread runs, so that a seccomp filter
   // loaded afterwards (with TSYNC) never meets the thread's start-up syscalls.
@@ -55,9 +65,11 @@ class DrainThread {
   };
 
   struct Taken {
-    std::deque<Chunk> chunks;
-    bool ended = false;  // the thread has ended (EOF, stop() or an error); no more chunks
-    bool eof = false;    // it ended because every slave fd was closed (EIO)
+    std::deque<Chunk> chunks;    // accepted, within the limits
+    uint64_t dropped = 0;        // chunks dropped by the limits so far (a running total)
+    uint64_t lastDroppedNs = 0;  // when the latest of them was read (it is output all the same)
+    bool ended = false;          // the thread has ended (EOF, stop() or an error); no more chunks
+    bool eof = false;            // it ended because every slave fd was closed (EIO)
     kj::Maybe<kj::String> error;
   };
 
@@ -66,9 +78,6 @@ class DrainThread {
   // readable (and once more after `ended` is seen, which returns nothing new).
 
   static constexpr size_t READ_SIZE = 64 * 1024;
-  static constexpr size_t QUEUE_LIMIT_BYTES = 16 * 1024 * 1024;
-  // Back-pressure: when the loop falls this far behind, the thread waits (the target then blocks
-  // on a full PTY, it loses nothing).
   static constexpr int STOP_READS = 64;
   // At stop(), at most this many further reads.
 
@@ -77,13 +86,18 @@ class DrainThread {
   kj::AutoCloseFd ready;  // eventfd: thread -> loop
   kj::AutoCloseFd wake;   // eventfd: loop -> thread (stop)
 
+  const Limits limits;
+  uint32_t acceptedFrames = 0;  // thread-only
+  uint64_t acceptedBytes = 0;   // thread-only
+
   std::mutex mutex;
   std::condition_variable changed;
   bool running = false;  // the thread has started (and made its start-up syscalls)
   bool started = false;
   bool stopping = false;
   std::deque<Chunk> queue;
-  size_t queuedBytes = 0;
+  uint64_t dropped = 0;
+  uint64_t lastDroppedNs = 0;
   bool ended = false;
   bool eof = false;
   std::string error;

@@ -81,7 +81,8 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
         io.unixEventPort, t.pidfd.get(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
     // The drain thread exists (waiting) before the lock-down, so TSYNC covers it; it reads
     // nothing until start() below.
-    drain = kj::heap<DrainThread>(kj::mv(t.master));
+    drain = kj::heap<DrainThread>(kj::mv(t.master),
+                                  DrainThread::Limits{config.maxFrames, config.maxOutputBytes});
     afterSpawn();
     auto& d = *KJ_ASSERT_NONNULL(drain);
     readyObserver = kj::heap<kj::UnixEventPort::FdObserver>(
@@ -145,9 +146,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
 
   uint64_t lastEmittedNs = 0;
   uint64_t lastOutputNs;
-  uint32_t frames = 0;
-  uint64_t acceptedBytes = 0;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0;  // the drain thread's count of chunks over the raw limits
   std::vector<bool> fired;
   PtyJobEvent::Reason reason = PtyJobEvent::Reason::EXITED;
   bool reaped = false;
@@ -185,15 +184,12 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     // is emitted before it.
     if (drain == nullptr) return;
     auto taken = KJ_ASSERT_NONNULL(drain)->take();
+    // The drain thread applied the raw limits (B §6.5) as it read; a dropped chunk is still
+    // output for the idle watchdog.
+    dropped = taken.dropped;
+    if (taken.lastDroppedNs > lastOutputNs) lastOutputNs = taken.lastDroppedNs;
     for (auto& chunk : taken.chunks) {
       if (chunk.atNs > lastOutputNs) lastOutputNs = chunk.atNs;
-      uint64_t size = chunk.data.size();
-      if (frames >= config.maxFrames || acceptedBytes + size > config.maxOutputBytes) {
-        ++dropped;  // B §6.5: dropped whole; a later, smaller chunk may still fit
-        continue;
-      }
-      ++frames;
-      acceptedBytes += size;
       PtyJobEvent event{PtyJobEvent::Kind::OUTPUT, chunk.atNs};
       event.output = kj::mv(chunk.data);
       // B §6.11: the accepted chunk goes to the emulator, then one frame with its time; the

@@ -14,7 +14,8 @@
 //     rendered budget (config.renderMaxFrames/renderMaxBytes, counted apart from the raw one);
 //   - replied: a terminal query in the output (DA, DSR...) answered back to the PTY master.
 // Rendering runs on the loop thread, beside the drain thread that alone reads the master: a
-// slow frame delays the loop, never a read (the drain queue absorbs up to 16 MiB). Once the
+// slow frame delays the loop, never a read (A11; the drain thread applies the raw limits, so
+// its queue stays within limits.output_bytes without ever waiting for the loop). Once the
 // rendered budget is spent the renderer stops emulating and only scans for queries.
 // Output keeps coming after the exit until EIO (A10) or finish().
 //
@@ -58,12 +59,12 @@ struct PtyJobConfig {
   uint64_t t0Ns = 0;  // CLOCK_MONOTONIC; 0 = the moment start() is called
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
-  std::string netnsPath;   // A9: the target joins this network namespace (TargetSpec)
-  std::string usernsPath;  // and this user namespace first
+  std::string netnsPath;              // A9: the target joins this network namespace (TargetSpec)
+  std::string usernsPath;             // and this user namespace first
   uint32_t scrollback = 1000;         // terminal.scrollback rows, 0-100000
   uint32_t renderMaxFrames = 10000;   // rendered budget (B §6.11: = limits.frames)
   uint64_t renderMaxBytes = 1000000;  // rendered budget (B §6.11: = limits.output_bytes)
-  std::string cgroupPath;  // "" = no capture cgroup (TargetSpec::cgroupPath)
+  std::string cgroupPath;             // "" = no capture cgroup (TargetSpec::cgroupPath)
 };
 
 void validatePtyJobConfig(const PtyJobConfig& config);

@@ -2,6 +2,9 @@
 // dispatched resizes, the rendered budget, answered terminal queries. Real PTYs, real programs.
 #include <gtest/gtest.h>
 #include <kj/async-io.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "helpers/pty/pty-job.h"
 
@@ -142,6 +145,71 @@ TEST(PtyJobRender, TerminalQueriesAreAnsweredToTheTargetAndReported) {
   for (auto* e : result.of(Event::Kind::OUTPUT))
     output += e->output;
   EXPECT_NE(output.find("|[1;3|[?"), std::string::npos) << output;
+}
+
+// A11 "rendering never slows the draining of the PTY". The loop stalls inside the first chunk's
+// event, the way a renderer taking arbitrarily long on one frame would (the sink runs on the
+// loop thread, between the chunk and its frame), until the target has exited. The target writes
+// 20 MiB, more than the limits and than any queue a back-pressured drain could hold: it can only
+// finish if the drain thread kept reading the whole time. No timing is asserted; the stall ends
+// after 120 s at the latest so that a regression fails instead of hanging.
+struct StallingSink final : public PtyJobSink {
+  int rootPidfd = -1;
+  bool stalled = false;
+  bool rootExitedDuringStall = false;
+  std::vector<Event> events;
+  void event(Event&& event) override {
+    if (event.kind == Event::Kind::OUTPUT && !stalled) {
+      stalled = true;
+      struct pollfd exited = {rootPidfd, POLLIN, 0};
+      rootExitedDuringStall = ::poll(&exited, 1, 120000) == 1;
+    }
+    events.push_back(kj::mv(event));
+  }
+};
+
+TEST(PtyJobRender, AStalledLoopNeverStallsTheDrain) {
+  auto config = program("/bin/sh", "yes abcdefghij | head -c 20971520");
+  config.columns = 80;
+  config.rows = 24;
+  config.maxFrames = 100000;
+  config.maxOutputBytes = 10000000;  // the largest limit a scenario can set
+  config.timeoutMs = 180000;
+  config.idleTimeoutMs = 180000;
+  auto io = kj::setupAsyncIo();
+  StallingSink sink;
+  auto job = PtyJob::start(io, kj::mv(config), sink, []() {});
+  int pidfd = int(syscall(SYS_pidfd_open, job->rootPid(), 0));  // a zombie root still has one
+  ASSERT_GE(pidfd, 0);
+  sink.rootPidfd = pidfd;
+  job->whenExited().exclusiveJoin(job->whenFailed()).wait(io.waitScope);
+  job->whenDrained().wait(io.waitScope);
+  auto summary = job->finish().wait(io.waitScope);
+  job = nullptr;
+  close(pidfd);
+
+  ASSERT_TRUE(sink.stalled);
+  EXPECT_TRUE(sink.rootExitedDuringStall)
+      << "the target could not finish writing while the loop was stalled: the drain waited";
+  std::string output;
+  size_t frames = 0;
+  for (auto& e : sink.events) {
+    if (e.kind == Event::Kind::OUTPUT) output += e.output;
+    frames += e.kind == Event::Kind::RENDERED;
+  }
+  // Up to the byte limit every byte is there, in order (A10): chunks are accepted in read order
+  // until the first that does not fit, and none is larger than 64 KiB.
+  std::string expected;
+  while (expected.size() < 10000000)
+    expected += "abcdefghij\r\n";
+  EXPECT_LE(output.size(), 10000000u);
+  size_t prefix = 10000000 - 64 * 1024;
+  ASSERT_GE(output.size(), prefix);
+  EXPECT_TRUE(output.compare(0, prefix, expected, 0, prefix) == 0) << "output lost or reordered";
+  EXPECT_TRUE(summary.truncated);
+  EXPECT_GT(summary.droppedChunks, 0u);
+  EXPECT_GT(frames, 0u);  // the stalled chunk and the ones after it were still rendered
+  EXPECT_EQ(frames, summary.renderedFrames);
 }
 
 }  // namespace
