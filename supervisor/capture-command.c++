@@ -183,14 +183,15 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
     return outcome;
   }
   Capture capture = assembleCapture({scenario, runResult, *executableHash, wallClockMs()});
+  result = nullptr;  // the raw observations are in `capture` now: not held twice from here on
   auto issues = validateCapture(capture);
   if (!issues.empty()) {
     outcome.error = processCaptureFailed("The capture failed its own validation: " +
                                          formatIssues({issues.front()}));
     return outcome;
   }
-  outcome.evidence = buildCaptureEvidence(
-      capture, processEnvironment(capture.manifest.platform, capture.manifest.architecture));
+  auto environment = processEnvironment(capture.manifest.platform, capture.manifest.architecture);
+  outcome.evidence = buildCaptureEvidence(std::move(capture), environment);
   return outcome;
 }
 
