@@ -132,13 +132,12 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
     });
   }
 
-  // The pty helper starts up meanwhile: its exec and bootstrap overlap the replay server and
-  // the sampler's prepare; it creates the PTY only when start() sends the launch (after T0).
   s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
-  s.pty->spawnEarly();
-
   return replayReady
       .then([&s, &io]() {
+        // The pty helper starts up while the sampler prepares: its exec and bootstrap overlap
+        // the prepare; it creates the PTY only when start() sends the launch (after T0).
+        s.pty->spawnEarly();
         // The sampler next (A8): the target must be born inside its capture cgroup.
         s.sampler = kj::heap<SamplerLink>(io);
         SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
