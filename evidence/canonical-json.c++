@@ -13,7 +13,28 @@
 namespace rea::evidence {
 namespace {
 
-void appendString(std::string& out, const std::string& s) {
+// Where the serialiser writes: a buffer that is handed to the sink whenever it holds
+// SPILL_BYTES, so a document of any size needs only that much memory (plus the longest string).
+class Output {
+ public:
+  explicit Output(const CanonicalSink* sink) : sink(sink) {}
+  std::string text;
+  void spill() {
+    if (sink != nullptr && text.size() >= SPILL_BYTES) {
+      (*sink)(text);
+      text.clear();
+    }
+  }
+  void finish() {
+    if (sink != nullptr && !text.empty()) (*sink)(text);
+  }
+
+ private:
+  static constexpr size_t SPILL_BYTES = 64 * 1024;
+  const CanonicalSink* sink;  // null: everything stays in `text`
+};
+
+void appendString(std::string& out, std::string_view s) {
   static const char HEX[] = "0123456789abcdef";
   out.push_back('"');
   for (unsigned char c : s) {
@@ -55,7 +76,26 @@ void appendString(std::string& out, const std::string& s) {
 // 2^53: every integer of at most this magnitude is exactly a double, and prints as itself.
 constexpr uint64_t MAX_SAFE = 9007199254740992ull;
 
-void appendValue(std::string& out, const Json& value) {
+void appendValue(Output& output, const Json& value);
+
+void appendObject(Output& output, std::vector<std::pair<std::string_view, const Json*>> members) {
+  std::string& out = output.text;
+  std::sort(members.begin(), members.end(),
+            [](const auto& a, const auto& b) { return compareUtf16(a.first, b.first) < 0; });
+  out.push_back('{');
+  bool first = true;
+  for (const auto& [key, member] : members) {
+    if (!first) out.push_back(',');
+    first = false;
+    appendString(out, key);
+    out.push_back(':');
+    appendValue(output, *member);
+  }
+  out.push_back('}');
+}
+
+void appendValue(Output& output, const Json& value) {
+  std::string& out = output.text;
   switch (value.type()) {
     case Json::value_t::null:
       out += "null";
@@ -65,6 +105,7 @@ void appendValue(std::string& out, const Json& value) {
       return;
     case Json::value_t::string:
       appendString(out, value.get_ref<const std::string&>());
+      output.spill();
       return;
     case Json::value_t::number_integer: {
       int64_t v = value.get<int64_t>();
@@ -86,28 +127,17 @@ void appendValue(std::string& out, const Json& value) {
       for (const auto& element : value) {
         if (!first) out.push_back(',');
         first = false;
-        appendValue(out, element);
+        appendValue(output, element);
       }
       out.push_back(']');
       return;
     }
     case Json::value_t::object: {
-      std::vector<std::pair<const std::string*, const Json*>> members;
+      std::vector<std::pair<std::string_view, const Json*>> members;
       members.reserve(value.size());
       for (auto it = value.begin(); it != value.end(); ++it)
-        members.emplace_back(&it.key(), &*it);
-      std::sort(members.begin(), members.end(),
-                [](const auto& a, const auto& b) { return compareUtf16(*a.first, *b.first) < 0; });
-      out.push_back('{');
-      bool first = true;
-      for (const auto& [key, member] : members) {
-        if (!first) out.push_back(',');
-        first = false;
-        appendString(out, *key);
-        out.push_back(':');
-        appendValue(out, *member);
-      }
-      out.push_back('}');
+        members.emplace_back(it.key(), &*it);
+      appendObject(output, std::move(members));
       return;
     }
     case Json::value_t::binary:
@@ -162,9 +192,22 @@ std::string formatEcmaNumber(double value) {
 }
 
 std::string canonicalJson(const Json& value) {
-  std::string out;
-  appendValue(out, value);
-  return out;
+  Output output(nullptr);
+  appendValue(output, value);
+  return std::move(output.text);
+}
+
+void canonicalJsonTo(const Json& value, const CanonicalSink& sink) {
+  Output output(&sink);
+  appendValue(output, value);
+  output.finish();
+}
+
+void canonicalObjectTo(std::vector<std::pair<std::string_view, const Json*>> members,
+                       const CanonicalSink& sink) {
+  Output output(&sink);
+  appendObject(output, std::move(members));
+  output.finish();
 }
 
 }  // namespace rea::evidence

@@ -14,7 +14,11 @@
 // Errors: throws std::invalid_argument for a value JSON cannot hold (a discarded value or
 // binary), which only a bug can produce.
 
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "evidence/json.h"
 
@@ -22,6 +26,17 @@ namespace rea::evidence {
 
 std::string canonicalJson(const Json& value);
 // The canonical serialisation of `value`.
+
+using CanonicalSink = std::function<void(std::string_view)>;
+
+void canonicalJsonTo(const Json& value, const CanonicalSink& sink);
+// The same bytes, handed to `sink` in pieces of about 64 KiB: hashing a large document this way
+// never holds its whole serialisation (a 10 MB capture would otherwise need one more copy).
+
+void canonicalObjectTo(std::vector<std::pair<std::string_view, const Json*>> members,
+                       const CanonicalSink& sink);
+// The canonical serialisation of the object with these members (keys unique; sorted here), for
+// a projection that leaves members out or replaces some without copying the rest.
 
 std::string formatEcmaNumber(double value);
 // ECMAScript Number::toString(value) for a finite value.

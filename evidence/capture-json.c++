@@ -4,6 +4,8 @@
 
 #include "evidence/capture.h"
 
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 namespace rea::evidence {
@@ -124,6 +126,36 @@ Json toJson(const Checkpoint& checkpoint) {
               {"files", arrayOf(checkpoint.files, [](auto& s) { return toJson(s); })},
               {"effects", arrayOf(checkpoint.effects, effectJson)},
               {"truncated", checkpoint.truncated}};
+}
+
+Json toJson(Capture&& capture) {
+  // The frames are most of a capture: their text moves into the JSON value, frame by frame, so
+  // it is never held twice (a 10 MB capture would otherwise need 20 MB here).
+  std::vector<TerminalFrame> frames = std::move(capture.frames);
+  std::vector<RenderedFrame> rendered = std::move(capture.renderedFrames);
+  capture.frames.clear();
+  capture.renderedFrames.clear();
+  Json out = toJson(static_cast<const Capture&>(capture));
+  Json& framesJson = out["frames"];  // an existing member keeps its place
+  for (auto& frame : frames) {
+    std::string data = std::exchange(frame.data, std::string());
+    Json item = frameJson(frame);
+    item["data"] = std::move(data);
+    framesJson.push_back(std::move(item));
+  }
+  std::vector<TerminalFrame>().swap(frames);
+  Json& renderedJsonList = out["rendered_frames"];
+  for (auto& frame : rendered) {
+    std::vector<std::string> lines = std::exchange(frame.lines, std::vector<std::string>());
+    std::string state = std::exchange(frame.serializedState, std::string());
+    Json item = renderedJson(frame);
+    Json& linesJson = item["lines"];
+    for (auto& line : lines)
+      linesJson.push_back(std::move(line));
+    item["serialized_state"] = std::move(state);
+    renderedJsonList.push_back(std::move(item));
+  }
+  return out;
 }
 
 Json toJson(const Capture& capture) {

@@ -332,6 +332,9 @@ void commitManifest(Capture& capture);
 Json toJson(const Capture& capture);
 // The capture object with `schema_version: 4` first and every member in spec order; optional
 // additions omitted when absent. parseCapture(toJson(c)) gives back `c`.
+Json toJson(Capture&& capture);
+// The same value, moving the frames' text instead of copying it (`capture` is left without
+// frames).
 
 Json toJson(const FileState& state);
 Json toJson(const Checkpoint& checkpoint);

@@ -6,7 +6,10 @@
 namespace rea::evidence {
 
 std::string commitment(const Json& value) {
-  return sha256Hex(canonicalJson(value));
+  // Streamed into the hash: the canonical text of a large capture never exists as one string.
+  Sha256 hash;
+  canonicalJsonTo(value, [&hash](std::string_view piece) { hash.update(piece); });
+  return hash.finishHex();
 }
 
 }  // namespace rea::evidence

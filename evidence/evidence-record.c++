@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/canonical-json.h"
 #include "evidence/commitment.h"
+#include "evidence/sha256.h"
 #include "evidence/validate.h"
 
 namespace rea::evidence {
@@ -70,6 +72,23 @@ int64_t arrayLength(const Json& scenario, const char* key) {
   return static_cast<int64_t>(list.size());
 }
 
+// The capture record around `result()`, the capture's JSON form, which is made after
+// everything else was read from `capture` (the moving form leaves it without frames).
+template <typename MakeResult>
+Json captureRecord(const Capture& capture, MakeResult&& result,
+                   const EvidenceEnvironment& environment) {
+  auto issues = validateCapture(capture);
+  if (!issues.empty()) throw std::invalid_argument(invalidCaptureMessage(issues));
+  Json environmentJson{{"id", environment.id},
+                       {"platform", environment.platform},
+                       {"architecture", environment.architecture},
+                       {"isolation", environment.isolation}};
+  Json parameters = captureEvidenceParameters(*capture.manifest.scenario);
+  std::vector<std::string> limitations = capture.limitations;
+  return assemble(CAPTURE_PREDICATE, CAPTURE_OPERATION, std::move(parameters), result(), "observed",
+                  "controlled-replay", std::move(environmentJson), limitations, Json::array());
+}
+
 }  // namespace
 
 EvidenceEnvironment processEnvironment(std::string platform, std::string architecture) {
@@ -96,16 +115,13 @@ Json captureEvidenceParameters(const Json& scenario) {
 }
 
 Json buildCaptureEvidence(const Capture& capture, const EvidenceEnvironment& environment) {
-  auto issues = validateCapture(capture);
-  if (!issues.empty()) throw std::invalid_argument(invalidCaptureMessage(issues));
-  Json environmentJson{{"id", environment.id},
-                       {"platform", environment.platform},
-                       {"architecture", environment.architecture},
-                       {"isolation", environment.isolation}};
-  return assemble(CAPTURE_PREDICATE, CAPTURE_OPERATION,
-                  captureEvidenceParameters(*capture.manifest.scenario), toJson(capture),
-                  "observed", "controlled-replay", std::move(environmentJson), capture.limitations,
-                  Json::array());
+  return captureRecord(
+      capture, [&capture]() { return toJson(capture); }, environment);
+}
+
+Json buildCaptureEvidence(Capture&& capture, const EvidenceEnvironment& environment) {
+  return captureRecord(
+      capture, [&capture]() { return toJson(std::move(capture)); }, environment);
 }
 
 Json buildComparisonEvidence(const std::string& leftEvidenceId, const std::string& rightEvidenceId,
@@ -129,21 +145,27 @@ Json buildComparisonEvidence(const std::string& leftEvidenceId, const std::strin
 
 std::string computeEvidenceId(const Json& record) {
   if (!record.is_object()) throw std::invalid_argument("an Evidence record must be an object");
-  Json projection = Json::object();
-  for (const auto& [key, value] : record.items()) {
+  // The projection refers to the record's members instead of copying them (a capture record
+  // holds every frame): only a reduced subject is built anew.
+  std::vector<std::pair<std::string_view, const Json*>> projection;
+  Json subject = Json::object();
+  for (auto it = record.begin(); it != record.end(); ++it) {
+    const std::string& key = it.key();
+    const Json& value = *it;
     if (key == "evidence_id") continue;
     if (key == "subject" && value.is_object()) {
       // The subject's name and local path are where the artifact lay, not what it is.
-      Json subject = Json::object();
       for (const char* kept : {"digest", "format", "architecture"}) {
         if (value.contains(kept)) subject[kept] = value.at(kept);
       }
-      projection[key] = std::move(subject);
+      projection.emplace_back(key, &subject);
     } else {
-      projection[key] = value;
+      projection.emplace_back(key, &value);
     }
   }
-  return "ev_" + commitment(projection);
+  Sha256 hash;
+  canonicalObjectTo(std::move(projection), [&hash](std::string_view piece) { hash.update(piece); });
+  return "ev_" + hash.finishHex();
 }
 
 }  // namespace rea::evidence

@@ -58,6 +58,8 @@ Json buildCaptureEvidence(const Capture& capture, const EvidenceEnvironment& env
 // toJson(capture), confidence observed, authority controlled-replay, the environment,
 // limitations (ARTIFACT_IDENTITY_LIMITATION then the capture's), locations [], evidence_links [].
 // Throws std::invalid_argument if validateCapture(capture) finds anything.
+Json buildCaptureEvidence(Capture&& capture, const EvidenceEnvironment& environment);
+// The same record, moving the capture's frames into it (toJson(Capture&&)).
 
 Json buildComparisonEvidence(const std::string& leftEvidenceId, const std::string& rightEvidenceId,
                              const Json& leftNormalization, const Json& rightNormalization,

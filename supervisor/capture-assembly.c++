@@ -65,17 +65,19 @@ NormaliseContext baseContext(const Scenario& scenario) {
   return context;
 }
 
-std::vector<TerminalFrame> assembleFrames(const PtyRecord& pty, const Clock& clock,
+std::vector<TerminalFrame> assembleFrames(PtyRecord& pty, const Clock& clock,
                                           ChunkNormaliser& normaliser) {
   // One frame per accepted chunk. The normaliser may hold back the end of a chunk that could
   // begin a secret (A3); it is released with the next chunk, or appended to the last frame.
+  // Each raw chunk's text is released once normalised: the output is never held twice.
   std::vector<TerminalFrame> frames;
   frames.reserve(pty.output.size());
-  for (const auto& chunk : pty.output) {
+  for (auto& chunk : pty.output) {
     TerminalFrame frame;
     frame.sequence = static_cast<int64_t>(frames.size());
     frame.atMs = clock.bucketed(chunk.atNs);
     frame.data = normaliser.push(chunk.data);
+    std::string().swap(chunk.data);
     frames.push_back(std::move(frame));
   }
   std::string rest = normaliser.flush();
@@ -226,7 +228,7 @@ evidence::NormaliseContext scenarioNormaliseContext(const evidence::Scenario& sc
 
 Capture assembleCapture(const AssemblyInputs& inputs) {
   const Scenario& scenario = inputs.scenario;
-  const CaptureRunResult& run = inputs.run;
+  CaptureRunResult& run = inputs.run;
   Clock clock(run.t0MonoNs, scenario.normalization.timeBucketMs);
 
   NormaliseContext base = baseContext(scenario);
@@ -240,12 +242,15 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   Capture capture;
   capture.manifest = assembleManifest(scenario, inputs);
   capture.normalization = normalizationJson(scenario);
-  capture.frames = assembleFrames(run.pty, clock, terminalText);
+  // Rendered frames first: their redaction still reads the raw output, which assembleFrames
+  // then consumes. Each raw part is released as soon as its normalised form exists.
   RenderedAssembly rendered = assembleRenderedFrames(
       run.pty, [&clock](uint64_t atNs) { return clock.bucketed(atNs); }, terminalContext,
       static_cast<uint64_t>(scenario.limits.frames),
       static_cast<uint64_t>(scenario.limits.outputBytes));
+  std::vector<PtyRenderedFrame>().swap(run.pty.rendered);
   capture.renderedFrames = std::move(rendered.frames);
+  capture.frames = assembleFrames(run.pty, clock, terminalText);
   capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock.bucket);
@@ -290,8 +295,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   }
   for (const auto& lost : run.lostHelpers) {
     // `lost.reason` already names the helper ("the pty helper crashed with signal 11 ...").
-    std::string reason = "Lost helper: " + lost.reason +
-                         "; its observations after that moment are missing.";
+    std::string reason =
+        "Lost helper: " + lost.reason + "; its observations after that moment are missing.";
     capture.limitations.push_back(reason);
     if (lost.helper == "fswatch") {
       capture.residualUnknowns.push_back({ResidualScope::FILESYSTEM, reason});

@@ -21,7 +21,8 @@ namespace rea::supervisor {
 
 struct AssemblyInputs {
   const evidence::Scenario& scenario;
-  const CaptureRunResult& run;
+  CaptureRunResult& run;         // its raw output text and rendered frames are released as they are
+                                 // normalised into the capture (never held twice)
   std::string executableSha256;  // SHA-256 of the executable's bytes, read at the end
   int64_t completedAtRealMs;     // wall clock when the manifest is built
 };

@@ -2,6 +2,7 @@
 // JSON parse → scenario parse → operator policy → policy check → capture → assembly →
 // validation → Evidence on stdout. SIGINT, SIGTERM and SIGHUP cancel a running capture: its
 // cleanup completes and the `cancelled` error is printed.
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -183,14 +184,17 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
     return outcome;
   }
   Capture capture = assembleCapture({scenario, runResult, *executableHash, wallClockMs()});
+  result = nullptr;  // the raw observations are in `capture` now: not held twice from here on
+  malloc_trim(0);    // and their pages go back to the system, not only to malloc's free lists
   auto issues = validateCapture(capture);
   if (!issues.empty()) {
     outcome.error = processCaptureFailed("The capture failed its own validation: " +
                                          formatIssues({issues.front()}));
     return outcome;
   }
-  outcome.evidence = buildCaptureEvidence(
-      capture, processEnvironment(capture.manifest.platform, capture.manifest.architecture));
+  auto environment = processEnvironment(capture.manifest.platform, capture.manifest.architecture);
+  outcome.evidence = buildCaptureEvidence(std::move(capture), environment);
+  malloc_trim(0);
   return outcome;
 }
 

@@ -132,8 +132,12 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
     });
   }
 
+  s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
   return replayReady
       .then([&s, &io]() {
+        // The pty helper starts up while the sampler prepares: its exec and bootstrap overlap
+        // the prepare; it creates the PTY only when start() sends the launch (after T0).
+        s.pty->spawnEarly();
         // The sampler next (A8): the target must be born inside its capture cgroup.
         s.sampler = kj::heap<SamplerLink>(io);
         SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
@@ -155,7 +159,6 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         s.result.t0RealMs = wallClockMs();
         s.result.t0MonoNs = monotonicNs();
         s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot);
-        s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
         s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
                                     s.root.shimsPath());
         std::string netns, userns;
@@ -201,7 +204,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       .then([&s]() { return s.shims->finish(s.result); })
       .then([&s]() { return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW); })
       .then([&s]() {
-        s.result.pty = s.pty->record();
+        s.result.pty = s.pty->takeRecord();
         if (s.result.pty.fault) s.noteLost("pty", *s.result.pty.fault);
         if (s.replay) {
           s.result.replay = s.replay->record();

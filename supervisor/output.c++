@@ -4,14 +4,21 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <iomanip>
+#include <ostream>
+#include <streambuf>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "evidence/utf.h"
 
 namespace rea::supervisor {
 namespace {
 
-bool writeAll(int fd, const std::string& text) {
+bool writeAll(int fd, std::string_view text) {
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = write(fd, text.data() + done, text.size() - done);
@@ -24,13 +31,65 @@ bool writeAll(int fd, const std::string& text) {
   return true;
 }
 
+// A stream buffer that writes to a file descriptor in 64 KiB pieces and remembers a failure.
+class FdBuffer final : public std::streambuf {
+ public:
+  explicit FdBuffer(int fd) : fd(fd), buffer(64 * 1024) {
+    setp(buffer.data(), buffer.data() + buffer.size());
+  }
+  bool failed = false;
+
+ protected:
+  int overflow(int c) override {
+    if (!flushBuffer()) return traits_type::eof();
+    if (c != traits_type::eof()) sputc(static_cast<char>(c));
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return flushBuffer() ? 0 : -1; }
+
+ private:
+  int fd;
+  std::vector<char> buffer;
+
+  bool flushBuffer() {
+    size_t size = static_cast<size_t>(pptr() - pbase());
+    if (size > 0 && !failed && !writeAll(fd, std::string_view(pbase(), size))) failed = true;
+    setp(buffer.data(), buffer.data() + buffer.size());
+    return !failed;
+  }
+};
+
+bool allUtf8(const evidence::Json& value) {
+  // The only way serialising can throw (nlohmann's strict handler) is a string that is not
+  // UTF-8; checked on the whole document before its first byte is written.
+  if (value.is_string()) return evidence::isValidUtf8(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    for (const auto& element : value) {
+      if (!allUtf8(element)) return false;
+    }
+  } else if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (!evidence::isValidUtf8(it.key()) || !allUtf8(*it)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int printJson(const evidence::Json& value, bool pretty) {
-  // Serialise completely before writing so an exception can never leave half a document.
-  std::string text = value.dump(pretty ? 2 : -1);
-  text.push_back('\n');
-  if (!writeAll(STDOUT_FILENO, text)) {
+  // Streamed: a large capture is never held a second time as one string. Serialising cannot
+  // fail half-way (allUtf8 ran first), so the document is written in full or not at all.
+  if (!allUtf8(value)) {
+    writeAll(STDERR_FILENO, "rea: the result is not valid UTF-8 and was not printed\n");
+    return 1;
+  }
+  FdBuffer buffer(STDOUT_FILENO);
+  std::ostream out(&buffer);
+  if (pretty) out << std::setw(2);
+  out << value << '\n';
+  out.flush();
+  if (buffer.failed) {
     writeAll(STDERR_FILENO, "rea: could not write the result to standard output\n");
     return 1;
   }

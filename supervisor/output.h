@@ -13,7 +13,9 @@
 namespace rea::supervisor {
 
 int printJson(const evidence::Json& value, bool pretty);
-// Serialises first, then writes everything; returns the exit code (0, or 1 if stdout failed).
+// Checks that it can be serialised (every string UTF-8), then streams it to stdout in 64 KiB
+// writes (a large capture is never held again as one string); returns the exit code (0, or 1
+// if it cannot be serialised or stdout failed).
 
 int printText(const std::string& text);
 // Writes a finished non-JSON result (an asciicast, an HTML report) in full; returns 0 or 1.

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <utility>
+
 #include "evidence/utf.h"
 #include "schema/pty.capnp.h"
 #include "supervisor/pty-link-render.h"
@@ -133,10 +135,12 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   ~Impl() noexcept(false);
 
+  void spawnEarly();
   kj::Promise<PtySpawn> start(PtyLaunch launch);
   kj::Promise<PtySpawn> startHelper(PtyLaunch launch);
   kj::Promise<std::optional<PtyExit>> whenExited();
   kj::Promise<void> finish(kj::Duration deadline);
+  bool finished() const { return shutDownDone; }
 
   PtyRecord record;
 
@@ -163,8 +167,10 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   kj::Maybe<Sink&> sink;  // the server object the RPC system owns; it detaches on our death
 
   bool started = false;
+  kj::Maybe<kj::Exception> spawnFailure;  // spawnEarly() could not start the helper
   bool finishCalled = false;
   bool shuttingDown = false;   // we dropped the connection ourselves
+  bool shutDownDone = false;   // finish() resolved: the record is complete
   bool launchRefused = false;  // start() answered with an error: no stream was ever owed
   uint64_t lastAtNs = 0;
   uint64_t outputBytes = 0;
@@ -176,6 +182,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   kj::TaskSet tasks;                  // last: destroyed first
 
   HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
+  void spawnHelper();
   void violation(kj::StringPtr what);
   void lose(std::string reason, bool kill);
   void armDeadline();
@@ -235,18 +242,19 @@ kj::Promise<PtySpawn> PtyLink::Impl::start(PtyLaunch launchIn) {
       });
 }
 
-kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
-  started = true;
-  validateLaunch(launchIn);
-  launch = kj::mv(launchIn);
-  reported.assign(launch.events.size(), false);
-  renderedCheck.emplace(launch);
-  lastAtNs = launch.t0Ns;
+void PtyLink::Impl::spawnEarly() {
+  KJ_REQUIRE(!started && process == nullptr, "PtyLink::spawnEarly after start");
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { spawnHelper(); })) {
+    spawnFailure = kj::mv(*e);  // start() rejects with it, as if it had spawned the helper
+  }
+}
 
+void PtyLink::Impl::spawnHelper() {
+  // The process and its RPC bootstrap; the bootstrap message waits in the socket until the
+  // helper reads it, so nothing here waits for the helper's start-up.
   auto path = kj::str(helperDirectory.c_str(), "/rea-pty");
   process = HelperProcess::spawn(io, "pty", path, nullptr);
   tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
-  armDeadline();
   connection = helper().takeConnection();
   capnp::ReaderOptions options;
   options.traversalLimitInWords = READER_LIMIT_WORDS;
@@ -273,6 +281,25 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
         // The network was destroyed by shutDown(): nothing to watch any more.
         return kj::Promise<void>(kj::READY_NOW);
       }));
+}
+
+kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
+  started = true;
+  validateLaunch(launchIn);
+  launch = kj::mv(launchIn);
+  reported.assign(launch.events.size(), false);
+  renderedCheck.emplace(launch);
+  lastAtNs = launch.t0Ns;
+
+  KJ_IF_MAYBE (e, spawnFailure) {
+    kj::throwFatalException(kj::mv(*e));
+  }
+  if (process == nullptr) spawnHelper();
+  armDeadline();
+  KJ_IF_MAYBE (end, helper().end()) {
+    // Spawned early and already gone: no answer will come (helperEnded() said how).
+    KJ_FAIL_REQUIRE("the pty helper ended before its launch", end->describe());
+  }
 
   auto sinkServer = kj::heap<Sink>(*this);
   sink = *sinkServer;
@@ -332,7 +359,7 @@ kj::Promise<void> PtyLink::Impl::finish(kj::Duration deadline) {
                          [this]() { lose("the pty helper did not finish in time", true); }));
     }
   }
-  return finished.then([this]() { return shutDown(); });
+  return finished.then([this]() { return shutDown(); }).then([this]() { shutDownDone = true; });
 }
 
 kj::Promise<void> PtyLink::Impl::shutDown() {
@@ -553,6 +580,10 @@ PtyLink::PtyLink(kj::AsyncIoContext& io, std::string helperDirectory,
 
 PtyLink::~PtyLink() noexcept(false) {}
 
+void PtyLink::spawnEarly() {
+  impl->spawnEarly();
+}
+
 kj::Promise<PtySpawn> PtyLink::start(PtyLaunch launch) {
   return impl->start(kj::mv(launch));
 }
@@ -567,6 +598,11 @@ kj::Promise<void> PtyLink::finish(kj::Duration deadline) {
 
 const PtyRecord& PtyLink::record() const {
   return impl->record;
+}
+
+PtyRecord PtyLink::takeRecord() {
+  KJ_REQUIRE(impl->finished(), "PtyLink::takeRecord before finish() resolved");
+  return std::exchange(impl->record, PtyRecord());
 }
 
 }  // namespace rea::supervisor

@@ -58,12 +58,12 @@ struct PtyLaunch {
   uint64_t t0Ns = 0;                     // the capture's T0, CLOCK_MONOTONIC ns
   uint32_t maxFrames = 10000;            // limits.frames (B §6.5)
   uint64_t maxOutputBytes = 1000000;     // limits.output_bytes (B §6.5)
-  std::string netnsPath;   // A9 (ReplayStart): the target joins this network namespace
-  std::string usernsPath;  // and, first, this user namespace (empty: none)
-  uint32_t scrollback = 1000;            // terminal.scrollback (B §6.11), 0-100000
-  uint32_t renderMaxFrames = 10000;      // rendered budget: limits.frames (B §6.11)
-  uint64_t renderMaxBytes = 1000000;     // rendered budget: limits.output_bytes (B §6.11)
-  std::string cgroupPath;                // the sampler's capture cgroup; "" = none (A8)
+  std::string netnsPath;              // A9 (ReplayStart): the target joins this network namespace
+  std::string usernsPath;             // and, first, this user namespace (empty: none)
+  uint32_t scrollback = 1000;         // terminal.scrollback (B §6.11), 0-100000
+  uint32_t renderMaxFrames = 10000;   // rendered budget: limits.frames (B §6.11)
+  uint64_t renderMaxBytes = 1000000;  // rendered budget: limits.output_bytes (B §6.11)
+  std::string cgroupPath;             // the sampler's capture cgroup; "" = none (A8)
 };
 
 // ---- What the helper reports (already validated) -----------------------------------------
@@ -128,7 +128,7 @@ struct PtyRecord {
   // Everything the link received, in stream order. Complete once finish() has resolved.
   std::optional<PtySpawn> spawn;
   std::vector<PtyChunk> output;
-  std::vector<PtyDispatch> interactions;  // in the order the helper reported them
+  std::vector<PtyDispatch> interactions;   // in the order the helper reported them
   std::vector<PtyRenderedFrame> rendered;  // in stream order
   std::vector<PtyAutoReply> autoReplies;   // in stream order
   bool renderTruncated = false;            // the rendered budget dropped frames (B §6.11)
@@ -163,10 +163,17 @@ class PtyLink {
 
   KJ_DISALLOW_COPY(PtyLink);
 
+  void spawnEarly();
+  // Optional, before start(): spawns rea-pty and sends its RPC bootstrap now, so that the
+  // helper's start-up (exec, dynamic linking, event loop) overlaps whatever the caller does
+  // before it knows the launch (the sampler's prepare). Never throws: a spawn failure is
+  // start()'s rejection. A helper that ends before start() is reported like one lost later.
+
   kj::Promise<PtySpawn> start(PtyLaunch launch);
-  // Spawns rea-pty, sends the launch and resolves once the target is forked. Call once.
-  // Limits are checked first: a launch out of range rejects (FAILED) before any spawn. Every
-  // failure arrives as a rejected promise, and whenExited() then resolves with nullopt.
+  // Spawns rea-pty (unless spawnEarly() did), sends the launch and resolves once the target is
+  // forked. Call once. Limits are checked first: a launch out of range rejects (FAILED) before any
+  // spawn. Every failure arrives as a rejected promise, and whenExited() then resolves with
+  // nullopt.
 
   kj::Promise<std::optional<PtyExit>> whenExited();
   // Resolves when the root has been reaped (its exit record), or with nullopt when the helper
@@ -180,6 +187,10 @@ class PtyLink {
   // is reaped; afterwards record() is complete. Call once, after start() resolved or failed.
 
   const PtyRecord& record() const;
+
+  PtyRecord takeRecord();
+  // Moves the complete record out (after finish() resolved): a capture's output is then held
+  // once, not once here and once in its result. record() is empty afterwards.
 
   class Impl;
 

@@ -84,7 +84,7 @@ Outcome runCase(const std::string& helper, const std::string& fault, const std::
   bool ok = false;
   if (result.exitCode == 1 && out.contains("error")) {
     ok = true;  // a structured error (the target could not be observed at all)
-    outcome.result = "error: " + out["error"].value("code", std::string("?"));
+    outcome.result = "error: " + out.value("code", std::string("?"));  // B §2.4: flat object
   } else if (result.exitCode == 0) {
     auto imported = evidence::importCaptureEvidence(out);
     EXPECT_TRUE(imported.ok()) << where << ": " << imported.detail;

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "evidence/commitment.h"
@@ -66,6 +72,48 @@ TEST(Commitment, MatchesTheGoldenHashesOfTheBaseline) {
       commitment(parse(
           R"([{"name":"codex","routes":[{"arguments":["--version"],"max_calls":1,"outputs":[{"at_ms":0,"data":"codex 1.2.3\n","stream":"stdout"}],"termination":{"code":0,"type":"exit"}}]}])")),
       "d858188a647bb2eb47117ecc3d491ff4c978b7364991032a4d103b81b6d2d838");
+}
+
+Json largeDocument() {
+  // Well over the 64 KiB pieces: many strings needing escapes, nested objects out of order.
+  Json frames = Json::array();
+  for (int i = 0; i < 3000; ++i) {
+    frames.push_back(Json{{"sequence", i},
+                          {"data", std::to_string(i) + "\r\n\"quoted\" \u00e9\x01" +
+                                       std::string(static_cast<size_t>(i % 97), 'x')},
+                          {"at_ms", i * 10}});
+  }
+  return Json{{"zeta", std::string(100000, 'z')}, {"frames", frames}, {"alpha", nullptr}};
+}
+
+TEST(CanonicalJson, StreamsTheSameBytesInBoundedPieces) {
+  Json value = largeDocument();
+  std::string whole = canonicalJson(value);
+  std::string streamed;
+  size_t pieces = 0, largest = 0;
+  canonicalJsonTo(value, [&](std::string_view piece) {
+    ++pieces;
+    largest = std::max(largest, piece.size());
+    streamed.append(piece);
+  });
+  EXPECT_EQ(streamed, whole);
+  EXPECT_GT(pieces, 3u);
+  // A piece is the buffer limit plus at most the longest single string (the 100,000 z's).
+  EXPECT_LT(largest, 64 * 1024 + 100002u);
+  EXPECT_EQ(commitment(value), sha256Hex(whole));
+}
+
+TEST(CanonicalJson, SerialisesAnObjectGivenAsMembers) {
+  Json value = largeDocument();
+  std::vector<std::pair<std::string_view, const Json*>> members;
+  for (auto it = value.begin(); it != value.end(); ++it)
+    members.emplace_back(it.key(), &*it);
+  std::string streamed;
+  canonicalObjectTo(members, [&](std::string_view piece) { streamed.append(piece); });
+  EXPECT_EQ(streamed, canonicalJson(value));
+  std::string empty;
+  canonicalObjectTo({}, [&](std::string_view piece) { empty.append(piece); });
+  EXPECT_EQ(empty, "{}");
 }
 
 TEST(Sha256, HashesIncrementallyAndInOneShot) {

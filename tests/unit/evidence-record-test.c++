@@ -76,6 +76,25 @@ TEST(EvidenceRecord, BuildsCaptureEvidenceInReasOrder) {
   EXPECT_EQ(record["evidence_id"], computeEvidenceId(record));
 }
 
+TEST(EvidenceRecord, MovingTheCaptureInBuildsTheSameRecord) {
+  // The capture command moves its capture in (frames are not copied): same bytes, same id.
+  Capture capture = sampleCapture();
+  for (int i = 0; i < 50; ++i) {
+    TerminalFrame frame = capture.frames.back();
+    frame.sequence = static_cast<int64_t>(capture.frames.size());
+    capture.frames.push_back(frame);
+  }
+  testing::commitAll(capture);
+  auto environment = processEnvironment("linux", "x64");
+  Json copied = buildCaptureEvidence(capture, environment);
+  EXPECT_EQ(toJson(Capture(capture)).dump(), toJson(capture).dump());
+  Capture moved = capture;
+  Json built = buildCaptureEvidence(std::move(moved), environment);
+  EXPECT_EQ(built.dump(), copied.dump());
+  EXPECT_EQ(built["evidence_id"], copied["evidence_id"]);
+  EXPECT_TRUE(moved.frames.empty());  // the text went into the record
+}
+
 TEST(EvidenceRecord, IdIsTheHashOfEverythingButTheId) {
   Json record = sampleEvidence();
   Json projection = record;
