@@ -170,6 +170,7 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
     // Erased when this function returns (before the caller prints anything).
     if (exception == nullptr && !interrupted) {
       (*p)->phase(CapturePhase::ASSEMBLING);
+      (*p)->redrawNow();
     } else {
       (*p)->finish();
     }

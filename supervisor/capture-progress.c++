@@ -1,5 +1,6 @@
 #include "supervisor/capture-progress.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,12 @@ namespace {
 
 constexpr kj::Duration REDRAW_INTERVAL = 250 * kj::MILLISECONDS;
 constexpr char ERASE_LINE[] = "\r\033[K";
+
+uint64_t monotonicMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
 
 }  // namespace
 
@@ -35,7 +42,7 @@ const char* capturePhaseName(CapturePhase phase) {
 }
 
 CaptureProgress::CaptureProgress(kj::Timer& timer, int fd)
-    : timer(timer), fd(fd), startedAt(timer.now()) {
+    : timer(timer), fd(fd), startedAtMs(monotonicMs()) {
   loop = redrawLoop().eagerlyEvaluate(
       [](kj::Exception&& e) { KJ_LOG(ERROR, "capture progress line stopped", e); });
 }
@@ -56,8 +63,7 @@ kj::Promise<void> CaptureProgress::redrawLoop() {
 }
 
 void CaptureProgress::draw() {
-  // The clock is the event loop's: the line shows the time the loop last woke, to 0.1 s.
-  uint64_t elapsedMs = (timer.now() - startedAt) / kj::MILLISECONDS;
+  uint64_t elapsedMs = monotonicMs() - startedAtMs;
   char line[128];
   int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured", ERASE_LINE,
                    static_cast<unsigned long long>(elapsedMs / 1000),
@@ -68,10 +74,8 @@ void CaptureProgress::draw() {
   drawn = true;
 }
 
-void CaptureProgress::phase(CapturePhase next) {
-  bool changed = next != current;
-  current = next;
-  if (changed && drawn && !finished) draw();
+void CaptureProgress::redrawNow() {
+  if (drawn && !finished) draw();
 }
 
 void CaptureProgress::finish() {

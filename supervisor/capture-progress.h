@@ -30,15 +30,19 @@ const char* capturePhaseName(CapturePhase phase);
 class CaptureProgress final : public PtyObserver {
  public:
   CaptureProgress(kj::Timer& timer, int fd);
-  // Starts the clock now and redraws on `fd` every 250 ms (the first time 250 ms from now).
+  // Starts the clock now and redraws on `fd` every 250 ms of `timer` (the first time 250 ms
+  // from now), so at most four times a second while the event loop runs.
   ~CaptureProgress() noexcept(false);
   KJ_DISALLOW_COPY(CaptureProgress);
 
   static bool enabledFor(int fd);
   // isatty(fd): draw only for a person watching a terminal.
 
-  void phase(CapturePhase next);
-  // A line already on the screen is redrawn at once (assembling runs outside the event loop).
+  void phase(CapturePhase next) { current = next; }
+  // Shown by the next redraw.
+  void redrawNow();
+  // Redraws at once if a line is already on the screen: for a phase entered after the event
+  // loop stopped running (assembling), which the timer can no longer show.
   void output(const PtyChunk& chunk) override { bytes += chunk.data.size(); }
 
   void finish();
@@ -47,7 +51,7 @@ class CaptureProgress final : public PtyObserver {
  private:
   kj::Timer& timer;
   int fd;
-  kj::TimePoint startedAt;
+  uint64_t startedAtMs;  // CLOCK_MONOTONIC: fresh also outside the event loop
   CapturePhase current = CapturePhase::STARTING;
   uint64_t bytes = 0;
   bool drawn = false;

@@ -139,7 +139,9 @@ TEST(KilledRea, TheTargetDiesDoctorListsTheLeftoversAndTheNextCaptureRemovesThem
   auto next = sandbox.capture(quick);
   EXPECT_EQ(next.exitCode, 0) << next.stdoutText;
   EXPECT_TRUE(sandbox.leftoverTempRoots().empty()) << "...until the next capture removes it";
-  if (!left.group.empty()) EXPECT_FALSE(exists(left.group)) << "the next capture removes it";
+  if (!left.group.empty()) {
+    EXPECT_FALSE(exists(left.group)) << "the next capture removes it";
+  }
 }
 
 TEST(KilledRea, DoctorCleanRemovesTheStaleRootAndCgroup) {
