@@ -42,6 +42,7 @@ std::string removeGroup(const std::string& path) {
       // Populated (or holding a child group): kill every member, again every half second in
       // case something was forked during the write.
       int fd = open((path + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0 && errno == ENOENT) continue;  // removed meanwhile (another rea cleaning up)
       if (fd < 0) return std::string("cannot open cgroup.kill: ") + strerror(errno);
       ssize_t written = write(fd, "1", 1);
       int writeError = errno;
