@@ -130,6 +130,10 @@ TEST(KilledRea, TheTargetDiesDoctorListsTheLeftoversAndTheNextCaptureRemovesThem
   if (!left.group.empty()) {
     EXPECT_TRUE(listed(report, "stale_capture_cgroups", "found", left.group)) << report.dump(2);
     EXPECT_TRUE(exists(left.group)) << "doctor without --clean removes nothing";
+    // The table says the same, with the reason: its owner (the killed rea) has exited.
+    auto table = sandbox.run({"doctor"}).stdoutText;
+    EXPECT_NE(table.find(left.group + ": owner pid "), std::string::npos) << table;
+    EXPECT_NE(table.find("has exited"), std::string::npos) << table;
   } else {
     std::cerr << "no capture cgroup was made on this machine: cgroup checks skipped\n";
   }
