@@ -19,15 +19,17 @@ namespace rea::test {
 namespace {
 
 // The target writes its run token (REA_PROCESS_RUN_ID) into the sandbox's TMPDIR (its HOME is
-// TMPDIR/rea-process-XXXXXX/home) so the test can name the capture cgroup, rea-<token>.
-Json longScenario(const std::string& then = "echo started; sleep 30") {
-  return Json{
-      {"approved", true},
-      {"executable", "/bin/sh"},
-      {"arguments", {"-c", "echo \"$REA_PROCESS_RUN_ID\" > \"$HOME/../../run-token\"; " + then}},
-      {"working_directory", "/tmp"},
-      {"environment", {{"PATH", "/usr/bin:/bin"}}},
-      {"timeout_ms", 60000}};
+// TMPDIR/rea-process-XXXXXX/home) so the test can name the capture cgroup, rea-<token>, and
+// knows the target runs.
+const std::string WRITE_TOKEN = "echo \"$REA_PROCESS_RUN_ID\" > \"$HOME/../../run-token\"";
+
+Json longScenario(const std::string& script = WRITE_TOKEN + "; echo started; sleep 30") {
+  return Json{{"approved", true},
+              {"executable", "/bin/sh"},
+              {"arguments", {"-c", script}},
+              {"working_directory", "/tmp"},
+              {"environment", {{"PATH", "/usr/bin:/bin"}}},
+              {"timeout_ms", 60000}};
 }
 
 std::string readText(const std::string& path) {
@@ -42,6 +44,47 @@ std::string runToken(const Sandbox& sandbox) {
   while (!token.empty() && token.back() == '\n')
     token.pop_back();
   return token;
+}
+
+// Waits (generously: sanitizer builds are slow) until the target has written its token.
+std::string waitForToken(const Sandbox& sandbox) {
+  std::string token;
+  for (int i = 0; i < 600 && token.size() != 36; ++i) {
+    usleep(100 * 1000);
+    token = runToken(sandbox);
+  }
+  return token.size() == 36 ? token : "";
+}
+
+std::string commOf(pid_t pid) {
+  std::string comm = readText("/proc/" + std::to_string(pid) + "/comm");
+  while (!comm.empty() && comm.back() == '\n')
+    comm.pop_back();
+  return comm;
+}
+
+pid_t parentOf(pid_t pid) {
+  std::string stat = readText("/proc/" + std::to_string(pid) + "/stat");
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  char state;
+  pid_t ppid = 0;
+  fields >> state >> ppid;
+  return ppid;
+}
+
+// The rea running the sandbox's capture: the nearest ancestor named "rea" of a target process
+// (rea -> rea-pty -> target).
+pid_t reaOf(const Sandbox& sandbox) {
+  for (int pid : sandbox.leftoverProcesses()) {
+    pid_t at = pid;
+    for (int depth = 0; depth < 4 && at > 1; ++depth) {
+      at = parentOf(at);
+      if (at > 1 && commOf(at) == "rea") return at;
+    }
+  }
+  return 0;
 }
 
 bool exists(const std::string& path) {
@@ -97,13 +140,18 @@ struct Killed {
   std::string group;  // its capture cgroup, "" when the machine made none
 };
 
-// Runs `scenario` and SIGKILLs rea 1.5 s in; returns what it left behind.
+// Runs `scenario` and SIGKILLs rea once its target runs (has written its token); returns what
+// the killed capture left behind.
 Killed killMidCapture(Sandbox& sandbox, const Json& scenario) {
-  auto killed = sandbox.capture(scenario, {}, {}, /*signalAfterMs=*/1500, SIGKILL);
+  RunResult killed;
+  std::thread run([&]() { killed = sandbox.capture(scenario); });
+  std::string token = waitForToken(sandbox);
+  pid_t rea = token.empty() ? 0 : reaOf(sandbox);
+  EXPECT_GT(rea, 0) << "the target ran (token " << token << ") under a process named rea";
+  if (rea > 0) kill(rea, SIGKILL);
+  run.join();
   EXPECT_EQ(killed.exitCode, 128 + SIGKILL);
   EXPECT_TRUE(killed.stdoutText.empty()) << "no half-written output: " << killed.stdoutText;
-  std::string token = runToken(sandbox);
-  EXPECT_FALSE(token.empty()) << "the target ran and wrote its run token";
   auto roots = sandbox.leftoverTempRoots();
   EXPECT_EQ(roots.size(), 1u) << "the killed capture's root stays...";
   return {roots.empty() ? "" : roots.front(), captureCgroupPath(token)};
@@ -166,7 +214,8 @@ TEST(KilledRea, ASurvivorInTheStaleCgroupIsKilledByTheClean) {
   // A background child that ignores SIGHUP outlives its killed session; it is still in the
   // capture cgroup, so the clean's cgroup.kill ends it.
   Sandbox sandbox;
-  auto left = killMidCapture(sandbox, longScenario("trap '' HUP; sleep 45 & echo started; wait"));
+  auto left =
+      killMidCapture(sandbox, longScenario("trap '' HUP; sleep 45 & " + WRITE_TOKEN + "; wait"));
   if (left.group.empty()) GTEST_SKIP() << "no capture cgroup was made on this machine";
   sleep(3);
   ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the HUP-ignoring sleep survived rea";
@@ -182,18 +231,19 @@ TEST(KilledRea, ALiveCapturesCgroupIsNeverTouched) {
   // group (old enough to be judged) has a live owner and stays; the capture completes.
   Sandbox running, other;
   RunResult result;
-  std::thread capture([&]() { result = running.capture(longScenario("sleep 5; echo done")); });
-  std::string group;
-  for (int i = 0; i < 100 && group.empty(); ++i) {
-    usleep(100 * 1000);
-    group = captureCgroupPath(runToken(running));
-  }
+  // The target ends when the test releases it, not after some time.
+  std::thread capture([&]() {
+    result = running.capture(longScenario(
+        WRITE_TOKEN + "; while [ ! -e \"$HOME/../../release\" ]; do sleep 0.1; done; echo done"));
+  });
+  std::string group = captureCgroupPath(waitForToken(running));
   if (!group.empty()) {
     sleep(3);  // older than the two-second guard: it is judged by its owner
     auto cleaned = doctor(other, /*clean=*/true);
     EXPECT_FALSE(listed(cleaned, "stale_capture_cgroups", "found", group)) << cleaned.dump(2);
     EXPECT_TRUE(exists(group)) << "a live capture's group was removed";
   }
+  running.writeFile("release", "");
   capture.join();
   EXPECT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   ASSERT_TRUE(result.output);
