@@ -116,10 +116,11 @@ ProcessIdentity processIdentity(pid_t pid) {
 
 std::optional<CgroupOwner> ownerRecordForParent() {
   pid_t parent = getppid();
+  pid_t owner = parent > 0 ? parent : getpid();
   auto ns = ownPidNamespace();
-  auto identity = processIdentity(parent);
-  if (parent <= 0 || !ns || identity.state != ProcessIdentity::ALIVE) return std::nullopt;
-  return CgroupOwner{parent, identity.startTime, *ns};
+  auto identity = processIdentity(owner);
+  if (!ns || identity.state != ProcessIdentity::ALIVE) return std::nullopt;
+  return CgroupOwner{owner, identity.startTime, *ns};
 }
 
 }  // namespace rea::helper

@@ -72,8 +72,10 @@ CgroupVerdict judgeCaptureCgroup(const CgroupFacts& facts, uint64_t ourPidNamesp
 // UNKNOWN owner is treated as alive: a group is never removed on a guess.
 
 std::optional<CgroupOwner> ownerRecordForParent();
-// The record naming this process's parent (getppid()), read from /proc; nullopt when the
-// parent's stat or our pid namespace cannot be read.
+// The record naming this process's parent (getppid(): for the sampler helper, the rea
+// supervisor), read from /proc. A parent outside our PID namespace (getppid() is 0: we are its
+// init, e.g. a test run under `unshare -p`) cannot be named: then this process itself is the
+// owner. nullopt when neither the stat nor our pid namespace can be read.
 
 std::optional<uint64_t> ownPidNamespace();
 // The inode of /proc/self/ns/pid.

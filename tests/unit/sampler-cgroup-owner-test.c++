@@ -116,7 +116,8 @@ TEST(CgroupOwner, OurProcessesHaveAnIdentity) {
   EXPECT_GT(self.startTime, 0u);
   auto parent = ownerRecordForParent();
   ASSERT_TRUE(parent);
-  EXPECT_EQ(parent->pid, getppid());
+  // Our parent, or we ourselves when we are the init of a PID namespace (unshare -p).
+  EXPECT_EQ(parent->pid, getppid() > 0 ? getppid() : getpid());
   EXPECT_EQ(parent->pidNamespace, ownPidNamespace().value_or(0));
   EXPECT_EQ(processIdentity(parent->pid).startTime, parent->startTime);
 }
@@ -130,7 +131,8 @@ TEST(CgroupOwner, ARealCaptureCgroupCarriesItsOwnersRecord) {
   ASSERT_GT(n, 0) << group->path();
   auto owner = parseOwnerRecord(std::string(buffer, static_cast<size_t>(n)));
   ASSERT_TRUE(owner);
-  EXPECT_EQ(owner->pid, getppid());  // the creator's parent: the supervisor for the sampler
+  // The creator's parent (the supervisor, for the sampler), or the creator when it is init.
+  EXPECT_EQ(owner->pid, getppid() > 0 ? getppid() : getpid());
   auto verdict = judgeCaptureCgroup({std::string(buffer, static_cast<size_t>(n)), 3600},
                                     ownPidNamespace().value(), processIdentity);
   EXPECT_FALSE(verdict.stale) << verdict.reason;
