@@ -211,14 +211,17 @@ TEST(KilledRea, DoctorCleanRemovesTheStaleRootAndCgroup) {
 }
 
 TEST(KilledRea, ASurvivorInTheStaleCgroupIsKilledByTheClean) {
-  // A background child that ignores SIGHUP outlives its killed session; it is still in the
-  // capture cgroup, so the clean's cgroup.kill ends it.
+  // A background child that ignores SIGHUP and carries no run token (`env -i`, HOME kept so the
+  // test finds it) outlives its killed session: the helpers, which may still clean up while rea
+  // dies, never signal a process without the token. It is still in the capture cgroup, so the
+  // clean's cgroup.kill ends it.
   Sandbox sandbox;
-  auto left =
-      killMidCapture(sandbox, longScenario("trap '' HUP; sleep 45 & " + WRITE_TOKEN + "; wait"));
+  auto left = killMidCapture(
+      sandbox,
+      longScenario("trap '' HUP; env -i HOME=\"$HOME\" /bin/sleep 45 & " + WRITE_TOKEN + "; wait"));
   if (left.group.empty()) GTEST_SKIP() << "no capture cgroup was made on this machine";
   sleep(3);
-  ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the HUP-ignoring sleep survived rea";
+  ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the token-less sleep survived rea";
   auto cleaned = doctor(sandbox, /*clean=*/true);
   EXPECT_TRUE(listed(cleaned, "stale_capture_cgroups", "removed", left.group)) << cleaned.dump(2);
   EXPECT_FALSE(exists(left.group));
