@@ -149,14 +149,34 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
                             interrupted = true;
                             return nullptr;
                           });
-  auto run = runCapture(io, runRequestFor(scenario))
+  // The progress line (only when a person watches stderr); erased before anything else is
+  // written there.
+  kj::Maybe<kj::Own<CaptureProgress>> progress;
+  if (CaptureProgress::enabledFor(STDERR_FILENO)) {
+    progress = kj::heap<CaptureProgress>(io.provider->getTimer(), STDERR_FILENO);
+  }
+  kj::Maybe<CaptureProgress&> progressRef;
+  KJ_IF_MAYBE (p, progress) {
+    progressRef = **p;
+  }
+  auto run = runCapture(io, runRequestFor(scenario), progressRef)
                  .then([](CaptureRunResult result) -> kj::Maybe<CaptureRunResult> {
                    return kj::mv(result);
                  })
                  .exclusiveJoin(kj::mv(cancellation));
 
   kj::Maybe<CaptureRunResult> result;
-  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { result = run.wait(io.waitScope); })) {
+  auto exception = kj::runCatchingExceptions([&]() { result = run.wait(io.waitScope); });
+  KJ_IF_MAYBE (p, progress) {
+    // Erased when this function returns (before the caller prints anything).
+    if (exception == nullptr && !interrupted) {
+      (*p)->phase(CapturePhase::ASSEMBLING);
+      (*p)->redrawNow();
+    } else {
+      (*p)->finish();
+    }
+  }
+  KJ_IF_MAYBE (e, exception) {
     // The reason goes to stderr only when asked (REA_DEBUG=1): it may name paths of this machine.
     if (getenv("REA_DEBUG") != nullptr) {
       fprintf(stderr, "rea: start failed: %s\n", e->getDescription().cStr());

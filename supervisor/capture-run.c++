@@ -9,6 +9,7 @@
 
 #include "supervisor/run-token.h"
 #include "supervisor/shim-run.h"
+#include "supervisor/stale-cgroups.h"
 #include "supervisor/target-environment.h"
 #include "supervisor/temp-root.h"
 
@@ -17,9 +18,11 @@ namespace {
 
 struct CaptureState {
   CaptureRunRequest request;
+  kj::Maybe<CaptureProgress&> progress;
   TempRoot root;
   CaptureRunResult result;
   kj::Own<CheckpointDriver> checkpoints;  // before `pty`: it outlives the link it observes
+  PtyObserverFanOut ptyObservers;         // checkpoints, then the progress line
   // Before `pty`, so destroyed after it: a dropped capture loses the pty helper (its root dies
   // with it) first, then the sampler link cleans up what the capture owns (sampler-link.h).
   kj::Own<SamplerLink> sampler;
@@ -28,8 +31,20 @@ struct CaptureState {
   kj::Own<ReplayLink> replay;              // before T0 when request.replay is set
   std::optional<ReplayStart> replayStart;  // its URLs and namespace
 
-  CaptureState(CaptureRunRequest request, kj::Own<CheckpointDriver> checkpoints)
-      : request(std::move(request)), checkpoints(kj::mv(checkpoints)) {}
+  CaptureState(CaptureRunRequest request, kj::Maybe<CaptureProgress&> progress,
+               kj::Own<CheckpointDriver> checkpoints)
+      : request(std::move(request)), progress(progress), checkpoints(kj::mv(checkpoints)) {
+    ptyObservers.add(*this->checkpoints);
+    KJ_IF_MAYBE (p, progress) {
+      ptyObservers.add(*p);
+    }
+  }
+
+  void phase(CapturePhase next) {
+    KJ_IF_MAYBE (p, progress) {
+      p->phase(next);
+    }
+  }
 
   void noteLost(const char* helper, const HelperFault& fault) {
     for (const auto& lost : result.lostHelpers) {
@@ -86,19 +101,23 @@ uint64_t monotonicNs() {
 namespace {
 
 kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunRequest request,
+                                             kj::Maybe<CaptureProgress&> progress,
                                              kj::Own<CheckpointDriver> checkpoints);
 
 }  // namespace
 
-kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request) {
-  // Roots left by a rea that was SIGKILLed (no live owner) go first; ours is made later.
+kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request,
+                                         kj::Maybe<CaptureProgress&> progress) {
+  // Roots and capture cgroups left by a rea that was SIGKILLed (no live owner) go first; ours
+  // are made later.
   findStaleTempRoots(/*remove=*/true);
+  findStaleCaptureCgroups(/*remove=*/true);
   // B §6.1 PREPARE: BEFORE := snapshot(filesystem_roots), before the temp root exists. A
   // snapshot that cannot read an entry ends the capture here (no temp root, no target).
   auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
   auto before = checkpoints->takeBefore();
   return before.then(
-      [&io, request = std::move(request),
+      [&io, request = std::move(request), progress,
        checkpoints = kj::mv(checkpoints)]() mutable -> kj::Promise<CaptureRunResult> {
         if (checkpoints->failed()) {
           auto finished = checkpoints->finish();
@@ -108,15 +127,16 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
             return result;
           });
         }
-        return runAfterBefore(io, std::move(request), kj::mv(checkpoints));
+        return runAfterBefore(io, std::move(request), progress, kj::mv(checkpoints));
       });
 }
 
 namespace {
 
 kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunRequest request,
+                                             kj::Maybe<CaptureProgress&> progress,
                                              kj::Own<CheckpointDriver> checkpoints) {
-  auto state = kj::heap<CaptureState>(std::move(request), kj::mv(checkpoints));
+  auto state = kj::heap<CaptureState>(std::move(request), progress, kj::mv(checkpoints));
   auto& s = *state;
   s.result.tempRoot = s.root.path();
   s.result.runToken = newRunToken();
@@ -132,7 +152,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
     });
   }
 
-  s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *s.checkpoints);
+  s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), s.ptyObservers);
   return replayReady
       .then([&s, &io]() {
         // The pty helper starts up while the sampler prepares: its exec and bootstrap overlap
@@ -184,10 +204,12 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       .then([&s](PtySpawn spawn) {
         s.sampler->start(spawn.rootPid);
         s.checkpoints->spawned(spawn.rootPid);
+        s.phase(CapturePhase::RUNNING);
         return s.pty->whenExited();
       })
       .then([&s](std::optional<PtyExit> exit) -> kj::Promise<void> {
         s.checkpoints->rootExited();  // B §6.10: at the start of completion, even on a timeout
+        s.phase(CapturePhase::SETTLING);
         if (!exit) {
           // The pty helper was lost before the root's exit was observed (A13): its target dies
           // with it (PR_SET_PDEATHSIG); settlement cannot be observed from the exit.
@@ -199,7 +221,10 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
               s.checkpoints->settled();
             });
       })
-      .then([&s]() { return s.checkpoints->finish(); })  // AFTER, after_settlement
+      .then([&s]() {
+        s.phase(CapturePhase::SNAPSHOT);
+        return s.checkpoints->finish();  // AFTER, after_settlement
+      })
       .then([&s]() { return s.pty->finish(); })
       .then([&s]() { return s.shims->finish(s.result); })
       .then([&s]() { return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW); })
@@ -214,6 +239,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         if (s.result.filesystem.lost) {
           s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->reason});
         }
+        s.phase(CapturePhase::CLEANUP);
         return s.sampler->stop();
       })
       .then([&s]() {

@@ -29,6 +29,7 @@
 
 #include <kj/async-io.h>
 
+#include "supervisor/capture-progress.h"
 #include "supervisor/checkpoint-driver.h"
 #include "supervisor/pty-link.h"
 #include "supervisor/replay-link.h"
@@ -83,7 +84,9 @@ struct CaptureRunResult {
   std::optional<ReplayRecord> replay;          // when the replay helper ran
 };
 
-kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request);
+kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request,
+                                         kj::Maybe<CaptureProgress&> progress = nullptr);
+// `progress` (optional, outliving the promise) is told the phases and sees the pty output.
 
 int64_t wallClockMs();
 uint64_t monotonicNs();

@@ -14,6 +14,7 @@
 #include "supervisor/commands.h"
 #include "supervisor/machine-probe.h"
 #include "supervisor/output.h"
+#include "supervisor/stale-cgroups.h"
 #include "supervisor/temp-root.h"
 
 namespace rea::supervisor {
@@ -57,6 +58,32 @@ evidence::Json policyReport() {
   return report;
 }
 
+evidence::Json staleCgroupsJson(const StaleCaptureCgroups& stale) {
+  evidence::Json found = evidence::Json::array();
+  for (const auto& group : stale.found)
+    found.push_back({{"path", group.path}, {"reason", group.reason}});
+  evidence::Json failed = evidence::Json::array();
+  for (const auto& group : stale.failed)
+    failed.push_back({{"path", group.path}, {"reason", group.reason}});
+  return {{"found", found}, {"removed", stale.removed}, {"failed", failed}};
+}
+
+void printStaleCgroups(const StaleCaptureCgroups& stale, bool clean) {
+  std::printf("\nstale capture cgroups (no live owner)\n");
+  if (stale.found.empty()) std::printf("  none\n");
+  for (const auto& group : stale.found) {
+    bool removed =
+        std::find(stale.removed.begin(), stale.removed.end(), group.path) != stale.removed.end();
+    std::string problem;
+    for (const auto& failed : stale.failed) {
+      if (failed.path == group.path) problem = " (could not be removed: " + failed.reason + ")";
+    }
+    std::printf("  %s: %s%s\n", group.path.c_str(), group.reason.c_str(),
+                removed ? " (removed)" : problem.c_str());
+  }
+  if (!stale.found.empty() && !clean) std::printf("  run `rea doctor --clean` to remove them\n");
+}
+
 }  // namespace
 
 int runDoctorCommand(const std::vector<std::string>& args) {
@@ -77,6 +104,7 @@ int runDoctor(const DoctorOptions& options) {
   auto probes = probeMachine();
   auto policy = policyReport();
   auto stale = findStaleTempRoots(options.clean);
+  auto staleGroups = findStaleCaptureCgroups(options.clean);
 
   bool canCapture = true;
   for (const auto& probe : probes) {
@@ -99,6 +127,7 @@ int runDoctor(const DoctorOptions& options) {
     report["policy"] = policy;
     report["stale_temporary_roots"] = {
         {"found", stale.found}, {"removed", stale.removed}, {"failed", stale.failed}};
+    report["stale_capture_cgroups"] = staleCgroupsJson(staleGroups);
     printJson(report, true);
     return canCapture ? 0 : 1;
   }
@@ -134,6 +163,7 @@ int runDoctor(const DoctorOptions& options) {
   }
   if (!stale.found.empty() && !options.clean)
     std::printf("  run `rea doctor --clean` to remove them\n");
+  printStaleCgroups(staleGroups, options.clean);
   std::printf("\n%s\n", canCapture ? "captures can run on this machine"
                                    : "captures cannot run on this machine (see above)");
   return canCapture ? 0 : 1;

@@ -1,8 +1,9 @@
 #pragma once
 // `rea doctor [--json] [--clean]` (A12, issue "rea doctor"): what this machine supports and what
 // rea does about it, the operator policy as parsed from the environment (or the exact problem
-// with it), and stale temporary roots left by a killed run (--clean removes those with no live
-// owner). Exit 0 when captures can run, 1 otherwise.
+// with it), and stale temporary roots and capture cgroups left by a killed run (--clean removes
+// those with no live owner: temp-root.h, stale-cgroups.h). Exit 0 when captures can run, 1
+// otherwise.
 
 namespace rea::supervisor {
 

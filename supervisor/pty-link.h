@@ -152,6 +152,33 @@ class PtyObserver {
   // The helper was lost; `fault.end` may not be known yet.
 };
 
+class PtyObserverFanOut final : public PtyObserver {
+  // Passes every notification on to each added observer, in the order they were added (the
+  // link takes one observer; a capture has several: checkpoints, the progress line). Does not
+  // own them; each must outlive the link.
+ public:
+  void add(PtyObserver& observer) { observers.push_back(&observer); }
+  void output(const PtyChunk& chunk) override {
+    for (auto* o : observers)
+      o->output(chunk);
+  }
+  void dispatched(const PtyDispatch& dispatch) override {
+    for (auto* o : observers)
+      o->dispatched(dispatch);
+  }
+  void exited(const PtyExit& exit) override {
+    for (auto* o : observers)
+      o->exited(exit);
+  }
+  void lost(const HelperFault& fault) override {
+    for (auto* o : observers)
+      o->lost(fault);
+  }
+
+ private:
+  std::vector<PtyObserver*> observers;
+};
+
 class PtyLink {
  public:
   explicit PtyLink(kj::AsyncIoContext& io, std::string helperDirectory = defaultHelperDirectory(),

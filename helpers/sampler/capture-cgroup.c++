@@ -6,6 +6,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include <kj/debug.h>
 
+#include "helpers/sampler/cgroup-owner.h"
 #include "helpers/sampler/ownership.h"
 #include "helpers/sampler/proc-stat.h"
 
@@ -84,6 +86,13 @@ kj::Maybe<std::string> findCgroup2Mount() {
   return findCgroup2Mount(read.text);
 }
 
+std::vector<std::string> captureCgroupParents(const std::string& mount) {
+  std::vector<std::string> parents = {mount};
+  std::string own = ownCgroupPath();
+  if (!own.empty() && own != "/") parents.push_back(mount + own);
+  return parents;
+}
+
 kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(const std::string& runToken) {
   KJ_REQUIRE(!runToken.empty() && runToken.find('/') == std::string::npos &&
                  runToken.find('\0') == std::string::npos,
@@ -96,12 +105,16 @@ kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(const std::
     result = std::string("no cgroup2 hierarchy in /proc/self/mountinfo");
     return result;
   }
-  std::vector<std::string> parents = {mount};
-  std::string own = ownCgroupPath();
-  if (!own.empty() && own != "/") parents.push_back(mount + own);
-
+  // The owner record goes on the group first thing (cgroup-owner.h): a group without one is
+  // left alone by other rea runs for a minute only.
+  auto owner = ownerRecordForParent();
+  if (!owner) {
+    result = std::string("cannot identify this capture's owner in /proc (for its cgroup record)");
+    return result;
+  }
+  std::string record = formatOwnerRecord(*owner);
   std::string reason;
-  for (const auto& parent : parents) {
+  for (const auto& parent : captureCgroupParents(mount)) {
     std::string path = parent + "/rea-" + runToken;
     if (mkdir(path.c_str(), 0755) != 0) {
       int error = errno;
@@ -112,6 +125,12 @@ kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(const std::
       if (reason.empty())
         reason = "cannot create a cgroup under " + parent + ": " + errnoText(error);
       continue;
+    }
+    if (setxattr(path.c_str(), CGROUP_OWNER_XATTR, record.data(), record.size(), 0) != 0) {
+      int error = errno;
+      rmdir(path.c_str());
+      result = "cannot record the owner of the capture cgroup " + path + ": " + errnoText(error);
+      return result;
     }
     if (access((path + "/cgroup.kill").c_str(), W_OK) != 0) {
       rmdir(path.c_str());

@@ -34,13 +34,19 @@ kj::Maybe<std::string> findCgroup2Mount(const std::string& mountinfo);
 kj::Maybe<std::string> findCgroup2Mount();
 // The same, reading /proc/self/mountinfo.
 
+std::vector<std::string> captureCgroupParents(const std::string& mount);
+// Where capture cgroups are made, in order of preference: the hierarchy's root `mount`, then
+// this process's own cgroup under it (when the root is not writable). Stale groups are looked
+// for in the same places.
+
 class CaptureCgroup {
  public:
   static kj::OneOf<kj::Own<CaptureCgroup>, std::string> create(const std::string& runToken);
   // Creates `<mount>/rea-<runToken>` (falling back to a child of this process's own cgroup when
   // the mount's root is not writable). Returns the group, or a sentence saying why the machine
   // allows no capture cgroup. A group that already exists under that name is refused (a token
-  // is used once).
+  // is used once). The new group carries the owner record of cgroup-owner.h (this process's
+  // parent, the supervisor), so that other rea runs can tell when it is stale.
 
   CaptureCgroup(std::string path, std::string runToken, kj::AutoCloseFd dirFd);
   ~CaptureCgroup() noexcept(false);

@@ -56,8 +56,13 @@ class Sandbox {
 
   std::string writeFile(const std::string& name, const std::string& content);
 
+  void stderrTo(int fd) { stderrFd = fd; }
+  // The following runs write their stderr to `fd` (e.g. a pty slave) instead of having it
+  // collected in RunResult::stderrText; -1 restores collecting.
+
  private:
   std::string dir;
+  int stderrFd = -1;
 
   RunResult execute(const std::string& program, const std::vector<std::string>& args,
                     const Policy& policy, std::optional<int> signalAfterMs, int signal);
