@@ -348,7 +348,7 @@ void ReplayLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ReplayLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the replay helper sent an invalid event (") + what.cStr() + ") and was stopped",
+  lose(std::string("the replay helper sent a malformed message (") + what.cStr() + ") and was stopped",
        true);
 }
 

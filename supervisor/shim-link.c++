@@ -294,7 +294,7 @@ void ShimLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ShimLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the shim helper sent an invalid event (") + what.cStr() + ") and was stopped",
+  lose(std::string("the shim helper sent a malformed message (") + what.cStr() + ") and was stopped",
        true);
 }
 
