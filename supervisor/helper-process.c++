@@ -118,6 +118,13 @@ std::string HelperEnd::describe() const {
   KJ_UNREACHABLE;
 }
 
+std::string HelperFault::sentence() const {
+  if (!end || end->kind == HelperEnd::Kind::STOPPED_BY_US) return reason;
+  std::string how = end->describe();
+  if (reason.find(how) != std::string::npos) return reason;
+  return reason + " (it " + how + ")";
+}
+
 std::string defaultHelperDirectory() {
   const char* override = getenv("REA_HELPER_DIR");
   if (override != nullptr && override[0] != '\0') return override;

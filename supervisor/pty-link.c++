@@ -317,9 +317,11 @@ kj::Promise<void> PtyLink::Impl::finish(kj::Duration deadline) {
                          },
                          [this](kj::Exception&& exception) {
                            if (!record.fault && !record.streamDone) {
+                             // Disconnected: it is dying by itself; killing it now
+                             // would hide how it ended (the sentence says that).
                              lose(std::string("the pty helper failed to finish: ") +
                                       exception.getDescription().cStr(),
-                                  true);
+                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
                            }
                          })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(

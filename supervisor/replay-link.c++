@@ -295,9 +295,11 @@ kj::Promise<void> ReplayLink::Impl::finish(kj::Duration deadline) {
                          },
                          [this](kj::Exception&& exception) {
                            if (!record.fault && !record.streamDone) {
+                             // Disconnected: it is dying by itself; killing it now
+                             // would hide how it ended (the sentence says that).
                              lose(std::string("the replay helper failed to finish: ") +
                                       exception.getDescription().cStr(),
-                                  true);
+                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
                            }
                          })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
@@ -348,7 +350,8 @@ void ReplayLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ReplayLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the replay helper sent a malformed message (") + what.cStr() + ") and was stopped",
+  lose(std::string("the replay helper sent a malformed message (") + what.cStr() +
+           ") and was stopped",
        true);
 }
 

@@ -165,9 +165,11 @@ kj::Promise<kj::Maybe<T>> SamplerLink::Impl::guarded(kj::Promise<T> call, kj::Du
   return call
       .then([](T value) -> kj::Maybe<T> { return kj::mv(value); },
             [this, name = kj::mv(name2)](kj::Exception&& exception) -> kj::Maybe<T> {
+              // Disconnected: it is dying by itself; killing it now would hide how it
+              // ended (shutDown() stops it if it lingers).
               lose(std::string("the sampler helper failed to ") + name.cStr() + ": " +
                        exception.getDescription().cStr(),
-                   true);
+                   exception.getType() != kj::Exception::Type::DISCONNECTED);
               return nullptr;
             })
       .exclusiveJoin(lostSignal.addBranch().then([]() -> kj::Maybe<T> { return nullptr; }))
@@ -379,7 +381,9 @@ kj::Promise<void> SamplerLink::Impl::shutDown() {
   // Drop the connection: a helper whose connection drops exits at once.
   dropConnection();
   KJ_IF_MAYBE (p, process) {
-    return (*p)->stop(STOP_GRACE).ignoreResult();
+    return (*p)->stop(STOP_GRACE).then([this](HelperEnd end) {
+      if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
+    });
   }
   return kj::READY_NOW;
 }

@@ -241,9 +241,11 @@ kj::Promise<void> ShimLink::Impl::finish(kj::Duration deadline) {
                          },
                          [this](kj::Exception&& exception) {
                            if (!record.fault && !record.streamDone) {
+                             // Disconnected: it is dying by itself; killing it now
+                             // would hide how it ended (the sentence says that).
                              lose(std::string("the shim helper failed to finish: ") +
                                       exception.getDescription().cStr(),
-                                  true);
+                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
                            }
                          })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
@@ -294,8 +296,9 @@ void ShimLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ShimLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the shim helper sent a malformed message (") + what.cStr() + ") and was stopped",
-       true);
+  lose(
+      std::string("the shim helper sent a malformed message (") + what.cStr() + ") and was stopped",
+      true);
 }
 
 void ShimLink::Impl::sinkDropped() {

@@ -101,7 +101,8 @@ bool saysHowItEnded(const std::string& reason, const std::string& fault) {
   // The residual unknown's sentence says how the helper ended (A13).
   if (fault == "kill") return reason.find("SIGKILL") != std::string::npos;
   if (fault == "abort") return reason.find("SIGABRT") != std::string::npos;
-  if (fault == "exit0") return reason.find("exited with status 0") != std::string::npos;
+  // "exited with status 0", or "died before it was ready (exit status 0)" at its first call.
+  if (fault == "exit0") return reason.find("status 0") != std::string::npos;
   if (fault == "stall") {
     return reason.find("in time") != std::string::npos ||
            reason.find("stopped answering") != std::string::npos;
@@ -206,7 +207,10 @@ class HelperFault : public testing::TestWithParam<std::tuple<const char*, const 
     if (!result.output) {
       outcome = "no JSON output (exit " + std::to_string(result.exitCode) + ")";
     } else if (result.exitCode == 1 && result.output->contains("error")) {
-      outcome = "structured error " + (*result.output)["error"].value("code", std::string("?"));
+      // B §2.4: {error, code, category, message, ...}
+      const Json& error = *result.output;
+      outcome = "structured error " + error.value("code", error.value("category", std::string())) +
+                ": " + error.value("message", std::string());
       ok = expected == Expected::ERROR;
     } else if (result.exitCode == 0) {
       auto imported = evidence::importCaptureEvidence(*result.output);
