@@ -376,11 +376,12 @@ class FswatchLink::Impl {
     network = nullptr;
     connection = nullptr;
     KJ_IF_MAYBE (p, process) {
-      return (*p)->stop(STOP_GRACE).then([this](HelperEnd end) {
-        KJ_IF_MAYBE (f, fault) {
-          f->end = end;
-        }
-      });
+      return ((fault != nullptr) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
+          .then([this](HelperEnd end) {
+            KJ_IF_MAYBE (f, fault) {
+              f->end = end;
+            }
+          });
     }
     return kj::READY_NOW;
   }

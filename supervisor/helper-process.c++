@@ -266,6 +266,12 @@ kj::Promise<HelperEnd> HelperProcess::stop(kj::Duration grace) {
   }));
 }
 
+kj::Promise<HelperEnd> HelperProcess::stopLost(kj::Duration grace) {
+  if (end() != nullptr || killedByUs) return stop(grace);
+  return whenEnded().exclusiveJoin(
+      io.provider->getTimer().afterDelay(grace).then([this, grace]() { return stop(grace); }));
+}
+
 kj::Promise<void> HelperProcess::watchExit() {
   int fd = KJ_ASSERT_NONNULL(pidfd).get();
   siginfo_t info;

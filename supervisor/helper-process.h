@@ -99,6 +99,10 @@ class HelperProcess {
   // the helper to exit by itself, then SIGKILLs it, then resolves with its end. A voluntary exit
   // with status 0 after stop() is STOPPED_BY_US.
 
+  kj::Promise<HelperEnd> stopLost(kj::Duration grace);
+  // stop() for a helper already lost: one dying by itself (its connection dropped) first gets
+  // `grace` to end, so its end says how (stop() would count any end from then on as ours).
+
   HelperProcess(kj::AsyncIoContext& io, kj::StringPtr name, pid_t pid, kj::AutoCloseFd pidfd,
                 kj::Own<kj::AsyncIoStream> connection, kj::AutoCloseFd stderrPipe);
   // Use spawn().

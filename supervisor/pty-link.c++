@@ -344,7 +344,8 @@ kj::Promise<void> PtyLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   connection = nullptr;
-  return helper().stop(STOP_GRACE).then([this](HelperEnd end) { helperEnded(end); });
+  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
 void PtyLink::Impl::helperEnded(const HelperEnd& end) {

@@ -381,9 +381,10 @@ kj::Promise<void> SamplerLink::Impl::shutDown() {
   // Drop the connection: a helper whose connection drops exits at once.
   dropConnection();
   KJ_IF_MAYBE (p, process) {
-    return (*p)->stop(STOP_GRACE).then([this](HelperEnd end) {
-      if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
-    });
+    return ((record.fault) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
+        .then([this](HelperEnd end) {
+          if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
+        });
   }
   return kj::READY_NOW;
 }

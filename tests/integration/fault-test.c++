@@ -88,8 +88,12 @@ const char* expectedName(Expected expected) {
 }
 
 Expected expectedOutcome(const std::string& helper, const std::string& moment) {
-  // The pty helper lost while starting the target: nothing of the target can be observed.
-  if (helper == "pty" && moment == "start") return Expected::ERROR;
+  // The pty helper lost while starting the target: nothing of the target can be observed. The
+  // shim and replay helpers start before the target, which needs their port in its environment:
+  // lost then, the scenario's target is never started.
+  if ((helper == "pty" || helper == "shim" || helper == "replay") && moment == "start") {
+    return Expected::ERROR;
+  }
   // The shim and replay helpers get no call when the capture settles (only start and finish),
   // and fswatch sends no event batches (it answers snapshot calls): those moments never come.
   if ((helper == "shim" || helper == "replay") && moment == "settle") return Expected::COMPLETE;
