@@ -12,8 +12,9 @@
 // moments: start (while answering the supervisor's first call), first-batch (right after its
 //          first event batch was delivered), mid-run (REA_TEST_FAULT_DELAY_MS, default 500, after
 //          it started serving), settle (when the capture is settling: the root's exit for pty,
-//          the settle call for sampler; helpers without one never reach it), stop (while
-//          answering the supervisor's last call)
+//          the settle call for sampler, the `final` snapshot request for fswatch; shim and
+//          replay get no such call and never reach it), stop (while answering the supervisor's
+//          last call); where each helper reaches each moment: tests/README.md
 //
 // Errors: a malformed REA_TEST_FAULT is ignored with one line on stderr (tests notice: nothing
 // fails). A fault never throws; the process dies or blocks as asked.
