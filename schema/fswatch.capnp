@@ -15,11 +15,13 @@ $Cxx.namespace("rea::schema");
 interface Fswatch {
   # Bootstrap capability of rea-fswatch.
 
-  snapshot @0 (roots :List(Data), limits :SnapshotLimits) -> (result :SnapshotResult);
+  snapshot @0 (roots :List(Data), limits :SnapshotLimits, final :Bool) -> (result :SnapshotResult);
   # One snapshot of `roots` (absolute paths, at most 16; aliases root_0, root_1, ... in order).
   # The helper walks while the call is in progress and answers nothing else meanwhile: the
   # supervisor sends one snapshot at a time (its checkpoints are serialised anyway). The helper
-  # keeps its I/O machinery (an io_uring ring) from one call to the next.
+  # keeps its I/O machinery (an io_uring ring) from one call to the next. `final` marks the
+  # `after_settlement` snapshot, the supervisor's last call: the helper only uses it for the
+  # test-only fault moments "settle" and "stop" (helpers/common/fault-injection.h).
 }
 
 struct SnapshotLimits {

@@ -50,7 +50,7 @@ struct CaptureState {
     for (const auto& lost : result.lostHelpers) {
       if (lost.helper == helper) return;
     }
-    result.lostHelpers.push_back({helper, fault.reason});
+    result.lostHelpers.push_back({helper, fault.sentence()});
   }
 
   void noteCleanupFailure(const std::string& reason) {
@@ -237,7 +237,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         }
         s.result.filesystem = s.checkpoints->record();
         if (s.result.filesystem.lost) {
-          s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->reason});
+          s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->sentence()});
         }
         s.phase(CapturePhase::CLEANUP);
         return s.sampler->stop();

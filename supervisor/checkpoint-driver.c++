@@ -133,8 +133,9 @@ kj::Promise<void> CheckpointDriver::finish() {
   auto done = kj::mv(chain).then([this]() -> kj::Promise<void> {
     if (record_.failure) return kj::READY_NOW;
     captured.insert(AFTER_SETTLEMENT);
-    return snapshotOnce().then(
-        [this](FswatchOutcome outcome) { recordOutcome(AFTER_SETTLEMENT, kj::mv(outcome), true); });
+    return snapshotOnce(/*final=*/true).then([this](FswatchOutcome outcome) {
+      recordOutcome(AFTER_SETTLEMENT, kj::mv(outcome), true);
+    });
   });
   chain = kj::READY_NOW;
   return done.then([this]() -> kj::Promise<void> {
@@ -145,9 +146,9 @@ kj::Promise<void> CheckpointDriver::finish() {
   });
 }
 
-kj::Promise<FswatchOutcome> CheckpointDriver::snapshotOnce() {
+kj::Promise<FswatchOutcome> CheckpointDriver::snapshotOnce(bool final) {
   KJ_IF_MAYBE (l, link) {
-    return (*l)->snapshot();
+    return (*l)->snapshot(final);
   }
   // No roots declared: every snapshot is empty and complete, no helper needed.
   FswatchOutcome outcome;

@@ -118,7 +118,7 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
   void trigger(const std::string& name);
   void triggerKind(size_t variantIndex);
   void feed(const std::string& normalised);
-  kj::Promise<FswatchOutcome> snapshotOnce();
+  kj::Promise<FswatchOutcome> snapshotOnce(bool final = false);
   void recordOutcome(const std::string& name, FswatchOutcome outcome, bool required);
   void noteLost();
   void taskFailed(kj::Exception&& exception) override;

@@ -199,12 +199,12 @@ class FswatchLink::Impl {
     // `process` goes last (declared first): its destructor SIGKILLs and reaps a live helper.
   }
 
-  kj::Promise<FswatchOutcome> snapshot() {
+  kj::Promise<FswatchOutcome> snapshot(bool final) {
     auto paf = kj::newPromiseAndFulfiller<FswatchOutcome>();
     auto fulfiller = kj::mv(paf.fulfiller);
     queue = kj::mv(queue)
-                .then([this, fulfiller = kj::mv(fulfiller)]() mutable {
-                  return kj::evalNow([this]() { return takeOne(); })
+                .then([this, final, fulfiller = kj::mv(fulfiller)]() mutable {
+                  return kj::evalNow([this, final]() { return takeOne(final); })
                       .catch_([this](kj::Exception&& exception) {
                         // A bug of ours, not the helper's: keep the record honest.
                         lose(std::string("the fswatch link failed: ") +
@@ -302,7 +302,7 @@ class FswatchLink::Impl {
         });
   }
 
-  kj::Promise<FswatchOutcome> takeOne() {
+  kj::Promise<FswatchOutcome> takeOne(bool final) {
     if (fault != nullptr || finished) return lost();
     KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { ensureHelper(); })) {
       lose(std::string("the fswatch helper could not be started: ") + e->getDescription().cStr());
@@ -316,6 +316,7 @@ class FswatchLink::Impl {
     limitsOut.setFiles(limits.files);
     limitsOut.setFileBytes(limits.fileBytes);
     limitsOut.setDepth(limits.depth);
+    request.setFinal(final);
     auto answer = request.send().then(
         [this](capnp::Response<schema::Fswatch::SnapshotResults>&& response)
             -> kj::Promise<FswatchOutcome> {
@@ -342,7 +343,7 @@ class FswatchLink::Impl {
         outcome.kind = FswatchOutcome::Kind::SNAPSHOT;
         KJ_IF_MAYBE (broken,
                      checkSnapshot(result.getSnapshot(), roots.size(), limits, outcome.snapshot)) {
-          lose(std::string("the fswatch helper sent an invalid snapshot (") + broken->cStr() +
+          lose(std::string("the fswatch helper sent a malformed snapshot (") + broken->cStr() +
                ") and was stopped");
           return lost();
         }
@@ -359,13 +360,13 @@ class FswatchLink::Impl {
         std::string rel;
         if (!splitEntryPath(outcome.failure.entry, roots.size(), root, rel) ||
             OPERATIONS.count(outcome.failure.operation) == 0 || outcome.failure.error <= 0) {
-          lose("the fswatch helper sent an invalid snapshot failure and was stopped");
+          lose("the fswatch helper sent a malformed snapshot failure and was stopped");
           return lost();
         }
         return outcome;
       }
     }
-    lose("the fswatch helper sent an unknown snapshot result and was stopped");
+    lose("the fswatch helper sent a malformed snapshot result (of no known kind) and was stopped");
     return lost();
   }
 
@@ -375,11 +376,12 @@ class FswatchLink::Impl {
     network = nullptr;
     connection = nullptr;
     KJ_IF_MAYBE (p, process) {
-      return (*p)->stop(STOP_GRACE).then([this](HelperEnd end) {
-        KJ_IF_MAYBE (f, fault) {
-          f->end = end;
-        }
-      });
+      return ((fault != nullptr) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
+          .then([this](HelperEnd end) {
+            KJ_IF_MAYBE (f, fault) {
+              f->end = end;
+            }
+          });
     }
     return kj::READY_NOW;
   }
@@ -391,8 +393,8 @@ FswatchLink::FswatchLink(kj::AsyncIoContext& io, std::vector<std::string> roots,
 
 FswatchLink::~FswatchLink() noexcept(false) {}
 
-kj::Promise<FswatchOutcome> FswatchLink::snapshot() {
-  return impl->snapshot();
+kj::Promise<FswatchOutcome> FswatchLink::snapshot(bool final) {
+  return impl->snapshot(final);
 }
 
 kj::Promise<void> FswatchLink::finish() {

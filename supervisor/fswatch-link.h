@@ -73,9 +73,10 @@ class FswatchLink {
 
   KJ_DISALLOW_COPY(FswatchLink);
 
-  kj::Promise<FswatchOutcome> snapshot();
+  kj::Promise<FswatchOutcome> snapshot(bool final = false);
   // One snapshot. Calls are queued: each request is sent only once the previous one was answered
   // (B §6.10: snapshots are serialised in order). After a loss every call resolves LOST at once.
+  // `final`: the after_settlement snapshot, the last one (the helper's fault moments use it).
 
   kj::Promise<void> finish();
   // Waits for queued snapshots, then drops the connection and reaps the helper. Resolves (never
@@ -83,7 +84,7 @@ class FswatchLink {
 
   kj::Maybe<const HelperFault&> fault() const;
   // Set once the helper was lost: "the fswatch helper crashed with signal 9 (SIGKILL) during a
-  // snapshot", "... sent an invalid snapshot (...) and was stopped", "... did not answer ...".
+  // snapshot", "... sent a malformed snapshot (...) and was stopped", "... did not answer ...".
 
   kj::Maybe<pid_t> helperPid() const;
   // The helper's pid while it runs (tests kill it).

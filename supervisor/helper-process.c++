@@ -118,6 +118,13 @@ std::string HelperEnd::describe() const {
   KJ_UNREACHABLE;
 }
 
+std::string HelperFault::sentence() const {
+  if (!end || end->kind == HelperEnd::Kind::STOPPED_BY_US) return reason;
+  std::string how = end->describe();
+  if (reason.find(how) != std::string::npos) return reason;
+  return reason + " (it " + how + ")";
+}
+
 std::string defaultHelperDirectory() {
   const char* override = getenv("REA_HELPER_DIR");
   if (override != nullptr && override[0] != '\0') return override;
@@ -257,6 +264,12 @@ kj::Promise<HelperEnd> HelperProcess::stop(kj::Duration grace) {
     kill();
     return whenEnded();
   }));
+}
+
+kj::Promise<HelperEnd> HelperProcess::stopLost(kj::Duration grace) {
+  if (end() != nullptr || killedByUs) return stop(grace);
+  return whenEnded().exclusiveJoin(
+      io.provider->getTimer().afterDelay(grace).then([this, grace]() { return stop(grace); }));
 }
 
 kj::Promise<void> HelperProcess::watchExit() {

@@ -17,6 +17,7 @@
 #include <kj/async-unix.h>
 #include <kj/time.h>
 #include <kj/vector.h>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -39,6 +40,18 @@ struct HelperEnd {
   std::string describe() const;
   // One English phrase, e.g. "crashed with signal 11 (SIGSEGV)", "exited with status 3",
   // "was killed by its seccomp filter (SIGSYS)", "died before it was ready (exit status 127)".
+};
+
+struct HelperFault {
+  // A helper was lost or misbehaved: the capture is truncated and gets a residual unknown (A13)
+  // naming the helper and saying how it ended.
+  std::string reason;            // e.g. "the pty helper crashed with signal 11 (SIGSEGV)"
+  std::optional<HelperEnd> end;  // how the process ended; always set once the link finished
+
+  std::string sentence() const;
+  // `reason`, plus how the process ended when the reason does not say it already (a call that
+  // failed with "disconnected" is often the first sign of a crash): "the replay helper failed to
+  // finish: Peer disconnected. (it crashed with signal 6 (SIGABRT))".
 };
 
 const char* helperEndKindName(HelperEnd::Kind kind);
@@ -85,6 +98,10 @@ class HelperProcess {
   // The ordered tail of a shutdown: call after dropping the connection. Waits up to `grace` for
   // the helper to exit by itself, then SIGKILLs it, then resolves with its end. A voluntary exit
   // with status 0 after stop() is STOPPED_BY_US.
+
+  kj::Promise<HelperEnd> stopLost(kj::Duration grace);
+  // stop() for a helper already lost: one dying by itself (its connection dropped) first gets
+  // `grace` to end, so its end says how (stop() would count any end from then on as ours).
 
   HelperProcess(kj::AsyncIoContext& io, kj::StringPtr name, pid_t pid, kj::AutoCloseFd pidfd,
                 kj::Own<kj::AsyncIoStream> connection, kj::AutoCloseFd stderrPipe);

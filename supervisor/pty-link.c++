@@ -8,9 +8,8 @@
 
 #include <utility>
 
-#include "evidence/utf.h"
 #include "schema/pty.capnp.h"
-#include "supervisor/pty-link-render.h"
+#include "supervisor/pty-stream-check.h"
 
 namespace rea::supervisor {
 
@@ -169,13 +168,10 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   bool started = false;
   kj::Maybe<kj::Exception> spawnFailure;  // spawnEarly() could not start the helper
   bool finishCalled = false;
-  bool shuttingDown = false;   // we dropped the connection ourselves
-  bool shutDownDone = false;   // finish() resolved: the record is complete
-  bool launchRefused = false;  // start() answered with an error: no stream was ever owed
-  uint64_t lastAtNs = 0;
-  uint64_t outputBytes = 0;
-  std::vector<bool> reported;
-  std::optional<RenderedStreamCheck> renderedCheck;
+  bool shuttingDown = false;             // we dropped the connection ourselves
+  bool shutDownDone = false;             // finish() resolved: the record is complete
+  bool launchRefused = false;            // start() answered with an error: no stream was ever owed
+  std::optional<PtyStreamCheck> stream;  // checks what the helper sends (set by start)
 
   kj::Own<kj::PromiseFulfiller<void>> exitKnownFulfiller;
   kj::ForkedPromise<void> exitKnown;  // the exit arrived, or the helper was lost
@@ -287,9 +283,7 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   started = true;
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
-  reported.assign(launch.events.size(), false);
-  renderedCheck.emplace(launch);
-  lastAtNs = launch.t0Ns;
+  stream.emplace(launch);
 
   KJ_IF_MAYBE (e, spawnFailure) {
     kj::throwFatalException(kj::mv(*e));
@@ -350,9 +344,11 @@ kj::Promise<void> PtyLink::Impl::finish(kj::Duration deadline) {
                          },
                          [this](kj::Exception&& exception) {
                            if (!record.fault && !record.streamDone) {
+                             // Disconnected: it is dying by itself; killing it now
+                             // would hide how it ended (the sentence says that).
                              lose(std::string("the pty helper failed to finish: ") +
                                       exception.getDescription().cStr(),
-                                  true);
+                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
                            }
                          })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
@@ -375,7 +371,8 @@ kj::Promise<void> PtyLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   connection = nullptr;
-  return helper().stop(STOP_GRACE).then([this](HelperEnd end) { helperEnded(end); });
+  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
 void PtyLink::Impl::helperEnded(const HelperEnd& end) {
@@ -423,7 +420,7 @@ void PtyLink::Impl::armDeadline() {
 }
 
 void PtyLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the pty helper sent an invalid event (") + what.cStr() + ") and was stopped",
+  lose(std::string("the pty helper sent a malformed message (") + what.cStr() + ") and was stopped",
        true);
 }
 
@@ -440,136 +437,29 @@ void PtyLink::Impl::sinkDropped() {
 
 void PtyLink::Impl::push(capnp::List<schema::PtyEvent>::Reader events) {
   if (record.fault) return;
-  if (record.streamDone) return violation("events after done");
-  if (events.size() > 4096) return violation("a batch of more than 4096 events");
+  std::string broken = stream->batch(events.size(), record);
+  if (!broken.empty()) return violation(broken.c_str());
   uint64_t nowNs = monotonicNowNs();
   for (auto event : events) {
-    uint64_t atNs = event.getAtNs();
-    if (atNs < lastAtNs) return violation("timestamps go back in time");
-    if (atNs > nowNs) return violation("a timestamp in the future");
-    lastAtNs = atNs;
-    switch (event.which()) {
-      case schema::PtyEvent::OUTPUT: {
-        auto data = event.getOutput();
-        std::string text(reinterpret_cast<const char*>(data.begin()), data.size());
-        if (text.empty()) return violation("an empty output chunk");
-        if (!evidence::isValidUtf8(text)) return violation("output that is not UTF-8");
-        if (record.output.size() + 1 > launch.maxFrames) return violation("too many frames");
-        if (outputBytes + text.size() > launch.maxOutputBytes) {
-          return violation("more output bytes than the limit");
-        }
-        outputBytes += text.size();
-        record.output.push_back(PtyChunk{atNs, kj::mv(text)});
-        KJ_IF_MAYBE (o, observer) {
-          o->output(record.output.back());
-        }
-        break;
-      }
-      case schema::PtyEvent::DISPATCHED: {
-        auto dispatched = event.getDispatched();
-        uint32_t index = dispatched.getEventIndex();
-        if (index >= reported.size()) return violation("an unknown event index");
-        if (reported[index]) return violation("an event reported twice");
-        PtyDispatch dispatch{index, atNs, PtyDispatch::Outcome::DISPATCHED};
-        switch (dispatched.getOutcome()) {
-          case schema::Dispatch::Outcome::DISPATCHED:
-            dispatch.outcome = PtyDispatch::Outcome::DISPATCHED;
-            break;
-          case schema::Dispatch::Outcome::FAILED:
-            dispatch.outcome = PtyDispatch::Outcome::FAILED;
-            break;
-          case schema::Dispatch::Outcome::TARGET_EXITED:
-            dispatch.outcome = PtyDispatch::Outcome::TARGET_EXITED;
-            break;
-          default:
-            return violation("an unknown dispatch outcome");
-        }
-        bool afterExit = dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED;
-        if (afterExit != bool(record.exit)) {
-          return violation(afterExit ? "target_exited before the exit"
-                                     : "a dispatch after the exit");
-        }
-        if (afterExit && atNs != record.exit->atNs) {
-          return violation("target_exited not at the exit time");
-        }
-        reported[index] = true;
-        record.interactions.push_back(dispatch);
-        KJ_IF_MAYBE (o, observer) {
-          o->dispatched(dispatch);
-        }
-        break;
-      }
-      case schema::PtyEvent::EXITED: {
-        if (record.exit) return violation("a second exit");
-        auto exited = event.getExited();
-        PtyExit exit;
-        exit.atNs = atNs;
-        if (exited.isCode()) {
-          int code = exited.getCode();
-          if (code < 0 || code > 255) return violation("an exit code out of range");
-          exit.code = code;
-        } else if (exited.isSignal()) {
-          int signal = exited.getSignal();
-          if (signal < 1 || signal >= NSIG) return violation("a signal number out of range");
-          exit.signal = signal;
-        } else {
-          return violation("an exit without code or signal");
-        }
-        switch (exited.getReason()) {
-          case schema::Exit::Reason::EXITED:
-            exit.reason = PtyExit::Reason::EXITED;
-            break;
-          case schema::Exit::Reason::TIMEOUT:
-            exit.reason = PtyExit::Reason::TIMEOUT;
-            break;
-          case schema::Exit::Reason::IDLE_TIMEOUT:
-            exit.reason = PtyExit::Reason::IDLE_TIMEOUT;
-            break;
-          default:
-            return violation("an unknown exit reason");
-        }
-        record.exit = exit;
-        KJ_IF_MAYBE (o, observer) {
-          o->exited(exit);
-        }
-        exitKnownFulfiller->fulfill();
-        break;
-      }
-      case schema::PtyEvent::RENDERED: {
-        PtyRenderedFrame frame;
-        std::string broken =
-            renderedCheck->frame(event.getRendered(), atNs, record.output.size(), frame);
-        if (!broken.empty()) return violation(broken.c_str());
-        record.rendered.push_back(kj::mv(frame));
-        break;
-      }
-      case schema::PtyEvent::REPLIED: {
-        PtyAutoReply reply;
-        std::string broken = renderedCheck->reply(event.getReplied(), atNs, reply);
-        if (!broken.empty()) return violation(broken.c_str());
-        record.autoReplies.push_back(kj::mv(reply));
-        break;
-      }
-      default:
-        return violation("an unknown event kind");
+    size_t outputs = record.output.size();
+    size_t interactions = record.interactions.size();
+    bool exitKnownBefore = bool(record.exit);
+    broken = stream->event(event, nowNs, record);
+    if (!broken.empty()) return violation(broken.c_str());
+    bool exitNow = !exitKnownBefore && record.exit;
+    KJ_IF_MAYBE (o, observer) {
+      if (record.output.size() > outputs) o->output(record.output.back());
+      if (record.interactions.size() > interactions) o->dispatched(record.interactions.back());
+      if (exitNow) o->exited(*record.exit);
     }
+    if (exitNow) exitKnownFulfiller->fulfill();
   }
 }
 
 void PtyLink::Impl::done(schema::PtySink::DoneParams::Reader params) {
-  auto summary = params.getSummary();
   if (record.fault) return;
-  if (record.streamDone) return violation("done twice");
-  if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
-    return violation("a summary whose truncated flag contradicts its count");
-  }
-  if (!record.exit) return violation("done before the exit");
-  std::string broken = renderedCheck->done(params.getRenderTruncated(), params.getRenderedFrames());
+  std::string broken = stream->done(params, record);
   if (!broken.empty()) return violation(broken.c_str());
-  record.renderTruncated = params.getRenderTruncated();
-  record.streamDone = true;
-  record.outputTruncated = summary.getTruncated();
-  record.droppedChunks = summary.getDroppedCount();
 }
 
 // ---- PtyLink ---------------------------------------------------------------------------

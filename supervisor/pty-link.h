@@ -117,13 +117,6 @@ struct PtyExit {
   Reason reason = Reason::EXITED;
 };
 
-struct HelperFault {
-  // The pty helper was lost or misbehaved: the capture is truncated and gets a residual unknown
-  // (A13) naming the helper and `reason`.
-  std::string reason;            // e.g. "the pty helper crashed with signal 11 (SIGSEGV)"
-  std::optional<HelperEnd> end;  // how the process ended; always set once finish() resolved
-};
-
 struct PtyRecord {
   // Everything the link received, in stream order. Complete once finish() has resolved.
   std::optional<PtySpawn> spawn;

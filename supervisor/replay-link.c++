@@ -21,7 +21,10 @@ namespace rea::supervisor {
 namespace {
 
 const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
-const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB; a batch is ~64 KiB
+// A start answer comes at once (it binds a port); a helper silent for this long has stalled,
+// and nothing else would end the capture (A13: rea ends within its deadline).
+const kj::Duration START_DEADLINE = 5 * kj::SECONDS;
+const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
 const size_t MAX_BATCH = 4096;
 const size_t MAX_PATH_BYTES = 16 * 1024;     // the server's request-line limit
 const size_t MAX_PLAN_TEXT_BYTES = 4000000;  // a plan body or message: 1,000,000 UTF-16 units
@@ -214,17 +217,23 @@ kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
     config.setConnections(launch.connections);
     config.setLoopbackNetns(launch.loopbackNetns);
     request.setSink(kj::mv(sinkServer));
-    return request.send().then(
-        [this](capnp::Response<schema::Replay::StartResults>&& response) {
-          return started_(kj::mv(response));
-        },
-        [this](kj::Exception&& exception) -> ReplayStart {
-          if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
-            helper().markReady();  // it answered: the launch itself failed
-            launchRefused = true;
-          }
-          kj::throwFatalException(kj::mv(exception));
-        });
+    return request.send()
+        .then(
+            [this](capnp::Response<schema::Replay::StartResults>&& response) {
+              return started_(kj::mv(response));
+            },
+            [this](kj::Exception&& exception) -> ReplayStart {
+              if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
+                helper().markReady();  // it answered: the launch itself failed
+                launchRefused = true;
+              }
+              kj::throwFatalException(kj::mv(exception));
+            })
+        .exclusiveJoin(
+            io.provider->getTimer().afterDelay(START_DEADLINE).then([this]() -> ReplayStart {
+              lose("the replay helper did not answer start in time", true);
+              KJ_FAIL_REQUIRE("the replay helper did not answer start in time");
+            }));
   });
 }
 
@@ -295,9 +304,11 @@ kj::Promise<void> ReplayLink::Impl::finish(kj::Duration deadline) {
                          },
                          [this](kj::Exception&& exception) {
                            if (!record.fault && !record.streamDone) {
+                             // Disconnected: it is dying by itself; killing it now
+                             // would hide how it ended (the sentence says that).
                              lose(std::string("the replay helper failed to finish: ") +
                                       exception.getDescription().cStr(),
-                                  true);
+                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
                            }
                          })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
@@ -319,7 +330,8 @@ kj::Promise<void> ReplayLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   connection = nullptr;
-  return helper().stop(STOP_GRACE).then([this](HelperEnd end) { helperEnded(end); });
+  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
 void ReplayLink::Impl::helperEnded(const HelperEnd& end) {
@@ -348,7 +360,8 @@ void ReplayLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ReplayLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the replay helper sent an invalid event (") + what.cStr() + ") and was stopped",
+  lose(std::string("the replay helper sent a malformed message (") + what.cStr() +
+           ") and was stopped",
        true);
 }
 

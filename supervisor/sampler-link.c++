@@ -8,6 +8,7 @@
 
 #include "schema/sampler.capnp.h"
 #include "supervisor/owned-cleanup.h"
+#include "supervisor/sampler-stream-check.h"
 
 namespace rea::supervisor {
 
@@ -17,8 +18,6 @@ const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit befor
 const kj::Duration CALL_DEADLINE = 10 * kj::SECONDS;     // prepare, stop, cleanup
 const kj::Duration SETTLE_MARGIN = 5 * kj::SECONDS;      // beyond settle_ms
 const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB
-const size_t MAX_COMMAND_BYTES = 4 * 1024 * 1024;        // above any ARG_MAX cmdline
-const size_t MAX_BATCH = 4096;
 
 uint64_t monotonicNowNs() {
   struct timespec ts;
@@ -92,7 +91,7 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   Step step = Step::NEW;
   bool shuttingDown = false;
   bool finished = false;  // cleanup() has produced its result: nothing is left to clean
-  uint64_t lastAtNs = 0;
+  std::optional<SampleStreamCheck> stream;  // checks the samples (set by prepare)
 
   kj::Maybe<kj::Own<HelperProcess>> process;
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
@@ -166,9 +165,11 @@ kj::Promise<kj::Maybe<T>> SamplerLink::Impl::guarded(kj::Promise<T> call, kj::Du
   return call
       .then([](T value) -> kj::Maybe<T> { return kj::mv(value); },
             [this, name = kj::mv(name2)](kj::Exception&& exception) -> kj::Maybe<T> {
+              // Disconnected: it is dying by itself; killing it now would hide how it
+              // ended (shutDown() stops it if it lingers).
               lose(std::string("the sampler helper failed to ") + name.cStr() + ": " +
                        exception.getDescription().cStr(),
-                   true);
+                   exception.getType() != kj::Exception::Type::DISCONNECTED);
               return nullptr;
             })
       .exclusiveJoin(lostSignal.addBranch().then([]() -> kj::Maybe<T> { return nullptr; }))
@@ -183,6 +184,7 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   KJ_REQUIRE(step == Step::NEW, "SamplerLink::prepare called twice");
   step = Step::PREPARED;
   plan = kj::mv(planIn);
+  stream.emplace(plan.maxProcesses);
   KJ_REQUIRE(!plan.runToken.empty(), "a capture needs a run token");
   record.prepared = SamplerPrepared{false, "", "the sampler helper is not available"};
 
@@ -225,21 +227,10 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
         KJ_IF_MAYBE (response, maybe) {
           KJ_ASSERT_NONNULL(process)->markReady();
           SamplerPrepared prepared;
-          prepared.exact = response->getMode() == schema::ObservationMode::EXACT;
-          prepared.cgroupPath = textOf(response->getCgroupPath());
-          prepared.sampledReason = response->getSampledReason();
-          if (!prepared.cgroupPath.empty() &&
-              !isCaptureCgroupPath(prepared.cgroupPath, plan.runToken)) {
-            violation("a cgroup path that is not the capture's");
-          } else if (prepared.exact && prepared.cgroupPath.empty()) {
-            violation("exact mode without a capture cgroup");
-          } else if (prepared.exact && plan.forceSampled) {
-            violation("exact mode although sampling was forced");
-          } else if (response->getMode() != schema::ObservationMode::EXACT &&
-                     response->getMode() != schema::ObservationMode::SAMPLED) {
-            violation("an unknown observation mode");
+          std::string broken = preparedFrom(*response, plan, prepared);
+          if (!broken.empty()) {
+            violation(broken.c_str());
           } else {
-            if (prepared.exact) prepared.sampledReason.clear();
             job = response->getJob();
             record.prepared = kj::mv(prepared);
           }
@@ -274,28 +265,12 @@ kj::Promise<std::optional<SamplerSettlement>> SamplerLink::Impl::settle(int64_t 
   return guarded<Response>(request.send(), deadline, "settle")
       .then([this](kj::Maybe<Response> maybe) -> std::optional<SamplerSettlement> {
         KJ_IF_MAYBE (response, maybe) {
-          auto in = response->getSettlement();
           SamplerSettlement settlement;
-          switch (in.getState()) {
-            case schema::Settlement::State::QUIESCED:
-              settlement.state = SamplerSettlement::State::QUIESCED;
-              break;
-            case schema::Settlement::State::ALIVE_AT_DEADLINE:
-              settlement.state = SamplerSettlement::State::ALIVE_AT_DEADLINE;
-              break;
-            case schema::Settlement::State::UNVERIFIABLE:
-              settlement.state = SamplerSettlement::State::UNVERIFIABLE;
-              break;
-            default:
-              violation("an unknown settlement state");
-              return std::nullopt;
-          }
-          settlement.elapsedMs = in.getElapsedMs();
-          if (settlement.elapsedMs < 0) {
-            violation("a negative settlement time");
+          std::string broken = settlementFrom(response->getSettlement(), settlement);
+          if (!broken.empty()) {
+            violation(broken.c_str());
             return std::nullopt;
           }
-          settlement.problem = in.getProblem();
           record.settlement = settlement;
           return settlement;
         }
@@ -406,7 +381,10 @@ kj::Promise<void> SamplerLink::Impl::shutDown() {
   // Drop the connection: a helper whose connection drops exits at once.
   dropConnection();
   KJ_IF_MAYBE (p, process) {
-    return (*p)->stop(STOP_GRACE).ignoreResult();
+    return ((record.fault) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
+        .then([this](HelperEnd end) {
+          if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
+        });
   }
   return kj::READY_NOW;
 }
@@ -428,7 +406,7 @@ void SamplerLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void SamplerLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the sampler helper sent an invalid message (") + what.cStr() +
+  lose(std::string("the sampler helper sent a malformed message (") + what.cStr() +
            ") and was stopped",
        true);
 }
@@ -444,39 +422,19 @@ void SamplerLink::Impl::sinkDropped() {
 
 void SamplerLink::Impl::push(capnp::List<schema::ProcessSample>::Reader samples) {
   if (record.fault) return;
-  if (record.streamDone) return violation("samples after done");
-  if (samples.size() > MAX_BATCH) return violation("a batch of more than 4096 samples");
+  std::string broken = stream->batch(samples.size(), record);
+  if (!broken.empty()) return violation(broken.c_str());
   uint64_t nowNs = monotonicNowNs();
   for (auto sample : samples) {
-    uint64_t atNs = sample.getAtNs();
-    if (atNs < lastAtNs) return violation("sample times go back");
-    if (atNs > nowNs) return violation("a sample time in the future");
-    lastAtNs = atNs;
-    if (record.samples.size() >= plan.maxProcesses) return violation("more samples than the limit");
-    RawProcessRow row;
-    row.atNs = atNs;
-    row.pid = sample.getPid();
-    row.parentPid = sample.getParentPid();
-    int32_t pgid = sample.getProcessGroupId();
-    int32_t sid = sample.getSessionId();
-    if (row.pid < 1 || row.parentPid < 0 || pgid < -1 || sid < -1) {
-      return violation("a process id out of range");
-    }
-    if (pgid >= 0) row.processGroupId = pgid;
-    if (sid >= 0) row.sessionId = sid;
-    auto command = sample.getCommand();
-    if (command.size() > MAX_COMMAND_BYTES) return violation("a command longer than any cmdline");
-    row.command = textOf(command);
-    record.samples.push_back(kj::mv(row));
+    broken = stream->sample(sample, nowNs, record);
+    if (!broken.empty()) return violation(broken.c_str());
   }
 }
 
 void SamplerLink::Impl::done(bool partial, uint32_t recordedCount) {
   if (record.fault) return;
-  if (record.streamDone) return violation("done twice");
-  if (recordedCount != record.samples.size()) return violation("done with a wrong sample count");
-  record.streamDone = true;
-  record.partial = partial;
+  std::string broken = stream->done(partial, recordedCount, record);
+  if (!broken.empty()) return violation(broken.c_str());
 }
 
 // ---- SamplerLink -------------------------------------------------------------------------

@@ -14,7 +14,10 @@ namespace rea::supervisor {
 namespace {
 
 const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
-const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB; a batch is ~64 KiB
+// A start answer comes at once (it binds a port); a helper silent for this long has stalled,
+// and nothing else would end the capture (A13: rea ends within its deadline).
+const kj::Duration START_DEADLINE = 5 * kj::SECONDS;
+const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
 const size_t MAX_BATCH = 4096;
 // A recorded call came from one request body of at most 64 KiB; decoding may turn each
 // ill-formed byte into U+FFFD (3 bytes), so its strings together stay below 3 × 64 KiB.
@@ -202,25 +205,31 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   config.setNetns(bytesOf(launch.netnsPath));
   config.setUserns(bytesOf(launch.usernsPath));
   request.setSink(kj::mv(sinkServer));
-  return request.send().then(
-      [this](capnp::Response<schema::Shim::StartResults>&& response) -> std::string {
-        helper().markReady();
-        uint16_t port = response.getPort();
-        if (port == 0) {
-          violation("start answered port 0");
-          KJ_FAIL_REQUIRE("the shim helper answered start with an invalid port");
-        }
-        job = response.getJob();
-        record.port = port;
-        return "http://127.0.0.1:" + std::to_string(port) + "/invoke";
-      },
-      [this](kj::Exception&& exception) -> std::string {
-        if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
-          helper().markReady();  // it answered: the launch itself failed
-          launchRefused = true;
-        }
-        kj::throwFatalException(kj::mv(exception));
-      });
+  return request.send()
+      .then(
+          [this](capnp::Response<schema::Shim::StartResults>&& response) -> std::string {
+            helper().markReady();
+            uint16_t port = response.getPort();
+            if (port == 0) {
+              violation("start answered port 0");
+              KJ_FAIL_REQUIRE("the shim helper answered start with an invalid port");
+            }
+            job = response.getJob();
+            record.port = port;
+            return "http://127.0.0.1:" + std::to_string(port) + "/invoke";
+          },
+          [this](kj::Exception&& exception) -> std::string {
+            if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
+              helper().markReady();  // it answered: the launch itself failed
+              launchRefused = true;
+            }
+            kj::throwFatalException(kj::mv(exception));
+          })
+      .exclusiveJoin(
+          io.provider->getTimer().afterDelay(START_DEADLINE).then([this]() -> std::string {
+            lose("the shim helper did not answer start in time", true);
+            KJ_FAIL_REQUIRE("the shim helper did not answer start in time");
+          }));
 }
 
 kj::Promise<void> ShimLink::Impl::finish(kj::Duration deadline) {
@@ -241,9 +250,11 @@ kj::Promise<void> ShimLink::Impl::finish(kj::Duration deadline) {
                          },
                          [this](kj::Exception&& exception) {
                            if (!record.fault && !record.streamDone) {
+                             // Disconnected: it is dying by itself; killing it now
+                             // would hide how it ended (the sentence says that).
                              lose(std::string("the shim helper failed to finish: ") +
                                       exception.getDescription().cStr(),
-                                  true);
+                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
                            }
                          })
                      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
@@ -265,7 +276,8 @@ kj::Promise<void> ShimLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   connection = nullptr;
-  return helper().stop(STOP_GRACE).then([this](HelperEnd end) { helperEnded(end); });
+  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
 void ShimLink::Impl::helperEnded(const HelperEnd& end) {
@@ -294,8 +306,9 @@ void ShimLink::Impl::lose(std::string reason, bool kill) {
 }
 
 void ShimLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the shim helper sent an invalid event (") + what.cStr() + ") and was stopped",
-       true);
+  lose(
+      std::string("the shim helper sent a malformed message (") + what.cStr() + ") and was stopped",
+      true);
 }
 
 void ShimLink::Impl::sinkDropped() {

@@ -34,7 +34,8 @@ kj::Promise<void> ShimRun::finish(CaptureRunResult& result) {
     auto& ref = **l;
     return ref.finish().then([&ref, &result]() {
       result.shims = ref.record();
-      if (ref.record().fault) result.lostHelpers.push_back({"shim", ref.record().fault->reason});
+      if (ref.record().fault)
+        result.lostHelpers.push_back({"shim", ref.record().fault->sentence()});
     });
   }
   return kj::READY_NOW;

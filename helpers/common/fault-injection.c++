@@ -5,12 +5,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace rea::helper {
 namespace {
 
 std::optional<FaultPlan> armed;
 bool malformedPending = false;
+std::function<void()> startReached;  // helperMain's: arms the mid-run timer
 
 std::optional<Fault> parseFault(const std::string& text) {
   if (text == "kill") return Fault::KILL;
@@ -67,7 +69,14 @@ std::optional<uint64_t> midRunFaultDelayMs() {
   return armed->delayMs;
 }
 
+void whenStartReached(std::function<void()> callback) {
+  startReached = std::move(callback);
+}
+
 void faultPoint(FaultMoment moment) {
+  if (moment == FaultMoment::START && startReached) {
+    std::exchange(startReached, nullptr)();  // once: the first call from the supervisor
+  }
   if (!armed || armed->moment != moment) return;
   Fault fault = armed->fault;
   armed.reset();  // once

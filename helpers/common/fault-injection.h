@@ -11,14 +11,16 @@
 //          schema's rules; what that means is the helper's server's choice)
 // moments: start (while answering the supervisor's first call), first-batch (right after its
 //          first event batch was delivered), mid-run (REA_TEST_FAULT_DELAY_MS, default 500, after
-//          it started serving), settle (when the capture is settling: the root's exit for pty,
-//          the settle call for sampler; helpers without one never reach it), stop (while
-//          answering the supervisor's last call)
+//          its first call), settle (when the capture is settling: the root's exit for pty,
+//          the settle call for sampler, the `final` snapshot request for fswatch; shim and
+//          replay get no such call and never reach it), stop (while answering the supervisor's
+//          last call); where each helper reaches each moment: tests/README.md
 //
 // Errors: a malformed REA_TEST_FAULT is ignored with one line on stderr (tests notice: nothing
 // fails). A fault never throws; the process dies or blocks as asked.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -43,6 +45,11 @@ void armFaults(const char* helperName);
 
 std::optional<uint64_t> midRunFaultDelayMs();
 // The delay after which helperMain must call faultPoint(MID_RUN), when that is the armed moment.
+// It counts from the start moment (see whenStartReached), not from the helper's exec: a helper
+// spawned early may wait long for its first call, and "mid-run" means while it serves the run.
+
+void whenStartReached(std::function<void()> callback);
+// Calls `callback` once, from the first faultPoint(START), before that moment's own fault.
 
 void faultPoint(FaultMoment moment);
 // Performs the armed fault if `moment` is its moment: kill/abort/exit0/stall do not return;

@@ -3,6 +3,7 @@
 #include <kj/debug.h>
 
 #include "evidence/sha256.h"
+#include "helpers/common/fault-injection.h"
 #include "helpers/fswatch/seccomp-policy.h"
 #include "helpers/fswatch/snapshot.h"
 #include "helpers/fswatch/standalone.h"
@@ -80,9 +81,15 @@ class FswatchServer final : public schema::Fswatch::Server {
     limits.fileBytes = limitsIn.getFileBytes();
     limits.depth = limitsIn.getDepth();
     checkSnapshotRequest(roots, limits);
+    // Test-only fault moments: the first call is "start"; the final (after_settlement) snapshot
+    // marks settlement, and answering it is the helper's last act ("stop").
+    if (!called) faultPoint(FaultMoment::START);
+    called = true;
+    if (params.getFinal()) faultPoint(FaultMoment::SETTLE);
     // Blocking on purpose: the helper has nothing else to do meanwhile, and the supervisor
     // never sends a second snapshot before this one is answered.
     auto result = snapshotter.take(roots, limits);
+    if (params.getFinal()) faultPoint(FaultMoment::STOP);
     auto out = call.getResults().initResult();
     if (auto* failure = std::get_if<SnapshotFailure>(&result)) {
       auto to = out.initFailure();
@@ -91,7 +98,14 @@ class FswatchServer final : public schema::Fswatch::Server {
       to.setOperation(failure->operation.c_str());
       to.setError(failure->error);
     } else {
-      snapshotToSchema(std::get<Snapshot>(result), lock, out.initSnapshot());
+      auto& snapshot = std::get<Snapshot>(result);
+      // test-only: a malformed answer holds an entry under a root the request did not have
+      if (takeMalformed()) {
+        evidence::SnapshotEntry bogus;
+        bogus.path = "root_16:malformed";
+        snapshot.entries.push_back(bogus);
+      }
+      snapshotToSchema(snapshot, lock, out.initSnapshot());
     }
     return kj::READY_NOW;
   }
@@ -99,6 +113,7 @@ class FswatchServer final : public schema::Fswatch::Server {
  private:
   WriteLock lock;
   Snapshotter snapshotter;
+  bool called = false;
 };
 
 }  // namespace

@@ -156,6 +156,7 @@ class PtyJobServer final : public schema::PtyJob::Server,
 
   void event(PtyJobEvent&& event) override {
     bool urgent = event.kind == PtyJobEvent::Kind::EXITED;  // the supervisor settles on it
+    if (urgent) faultPoint(FaultMoment::SETTLE);            // test-only: the root exited
     size_t size = event.output.size() + 16;
     if (event.rendered) size += event.rendered->cost() + 8 * event.rendered->lines.size();
     batches.add(kj::mv(event), size);
@@ -167,11 +168,13 @@ class PtyJobServer final : public schema::PtyJob::Server,
   kj::Promise<void> finish(FinishContext) override {
     KJ_REQUIRE(!finished, "finish called twice");
     finished = true;
+    faultPoint(FaultMoment::STOP);  // test-only
     return KJ_ASSERT_NONNULL(job)->finish().then([this](PtyJobSummary summary) {
       return batches.end().then([this, summary]() {
         auto request = sinkCap.doneRequest();
         auto out = request.initSummary();
-        out.setTruncated(summary.truncated);
+        // test-only: a malformed summary, whose truncated flag contradicts its dropped count
+        out.setTruncated(summary.truncated != takeMalformed());
         out.setDroppedCount(summary.droppedChunks);
         request.setRenderTruncated(summary.renderTruncated);
         request.setRenderedFrames(summary.renderedFrames);
@@ -193,6 +196,7 @@ class PtyJobServer final : public schema::PtyJob::Server,
     auto events = request.initEvents(batch.size());
     for (size_t i = 0; i < batch.size(); ++i)
       eventToSchema(batch[i], events[i]);
+    if (takeMalformed()) events[0].setAtNs(0);  // test-only: before the helper started
     return request.send();
   }
 
@@ -206,11 +210,12 @@ class PtyServer final : public schema::Pty::Server {
   kj::Promise<void> start(StartContext call) override {
     KJ_REQUIRE(!started, "start called twice");
     started = true;
+    faultPoint(FaultMoment::START);  // test-only
     auto params = call.getParams();
     auto job = kj::heap<PtyJobServer>(context, params.getSink());
     job->begin(configFromSchema(params.getConfig()));
     auto results = call.getResults();
-    results.setRootPid(uint32_t(job->rootPid()));
+    results.setRootPid(takeMalformed() ? 0 : uint32_t(job->rootPid()));  // test-only: pid 0
     results.setSpawnedAtNs(job->spawnedAtNs());
     results.setJob(kj::mv(job));
     return kj::READY_NOW;

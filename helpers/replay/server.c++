@@ -111,12 +111,14 @@ class ReplayJobServer final : public schema::ReplayJob::Server, private kj::Task
   kj::Promise<void> finish(FinishContext) override {
     KJ_REQUIRE(!finished, "finish called twice");
     finished = true;
+    faultPoint(FaultMoment::STOP);  // test-only
     ReplayJobSummary summary = job->finish();
     return batches.end().then([this, summary = kj::mv(summary)]() {
       auto request = sinkCap.doneRequest();
       auto out = request.initSummary();
       auto stream = out.initStream();
-      stream.setTruncated(summary.droppedEvents > 0);
+      // test-only: a malformed summary, whose truncated flag contradicts its dropped count
+      stream.setTruncated((summary.droppedEvents > 0) != takeMalformed());
       stream.setDroppedCount(summary.droppedEvents);
       out.setBodyOverLimit(summary.truncation.bodyOverLimit);
       out.setConnectionCap(summary.truncation.connectionCap);
@@ -145,6 +147,7 @@ class ReplayJobServer final : public schema::ReplayJob::Server, private kj::Task
     auto events = request.initEvents(batch.size());
     for (size_t i = 0; i < batch.size(); ++i)
       eventToSchema(batch[i], events[i]);
+    if (takeMalformed()) events[0].setSequence(events[0].getSequence() + 1000);  // test-only
     return request.send();
   }
 
@@ -158,12 +161,13 @@ class ReplayRpcServer final : public schema::Replay::Server {
   kj::Promise<void> start(StartContext call) override {
     KJ_REQUIRE(!started, "start called twice");
     started = true;
+    faultPoint(FaultMoment::START);  // test-only
     auto params = call.getParams();
     auto job =
         kj::heap<ReplayJobServer>(context, params.getSink(), configFromSchema(params.getConfig()));
     uint16_t port = job->begin();
     auto results = call.getResults();
-    results.setPort(port);
+    results.setPort(takeMalformed() ? 0 : port);  // test-only: a malformed answer
     results.setOriginNs(job->originNs());
     results.setJob(kj::mv(job));
     return kj::READY_NOW;

@@ -96,9 +96,11 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
   kj::Promise<void> settle(SettleContext call) override {
     KJ_REQUIRE(started && !settled, "settle needs a started job and is single use");
     settled = true;
+    faultPoint(FaultMoment::SETTLE);  // test-only
     return observer.settle(call.getParams().getSettleMs()).then([call](Settlement s) mutable {
       auto out = call.getResults().initSettlement();
-      out.setState(settlementState(s.state));
+      // test-only: a malformed answer carries a state the schema does not know
+      out.setState(takeMalformed() ? schema::Settlement::State(7) : settlementState(s.state));
       out.setElapsedMs(s.elapsedMs);
       out.setProblem(s.problem);
     });
@@ -107,13 +109,14 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
   kj::Promise<void> stop(StopContext call) override {
     KJ_REQUIRE(started && !stopped, "stop needs a started job and is single use");
     stopped = true;
+    faultPoint(FaultMoment::STOP);  // test-only
     bool partial = observer.stop();
     uint32_t count = observer.recordedCount();
     auto& sink = *KJ_ASSERT_NONNULL(batches);
     return sink.end().then([this, call, partial, count]() mutable {
       auto request = KJ_ASSERT_NONNULL(sinkCap).doneRequest();
       request.setPartial(partial);
-      request.setRecordedCount(count);
+      request.setRecordedCount(count + takeMalformed());  // test-only: a wrong count
       return request.send().ignoreResult().then(
           [call, partial]() mutable { call.getResults().setPartial(partial); });
     });
@@ -163,6 +166,7 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
       out.setSessionId(row.sid ? *row.sid : -1);
       out.setCommand(bytesOf(row.command));
     }
+    if (takeMalformed()) samples[0].setPid(0);  // test-only: a process id no process has
     return request.send();
   }
 
@@ -199,6 +203,7 @@ class SamplerServer final : public schema::Sampler::Server {
   kj::Promise<void> prepare(PrepareContext call) override {
     KJ_REQUIRE(!prepared, "prepare called twice");
     prepared = true;
+    faultPoint(FaultMoment::START);  // test-only
     auto job = kj::heap<SamplerJobServer>(context, configFromSchema(call.getParams().getConfig()));
     // The cgroup exists and the proc connector is subscribed: nothing else needs privileges.
     context.lockDown();
@@ -206,6 +211,7 @@ class SamplerServer final : public schema::Sampler::Server {
     auto& observer = job->job();
     results.setMode(observer.mode() == ObservationMode::EXACT ? schema::ObservationMode::EXACT
                                                               : schema::ObservationMode::SAMPLED);
+    if (takeMalformed()) results.setMode(schema::ObservationMode(7));  // test-only: unknown enum
     KJ_IF_MAYBE (group, observer.cgroup()) {
       results.setCgroupPath(bytesOf(group->path()));
     }

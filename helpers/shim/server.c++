@@ -71,6 +71,7 @@ class ShimJobServer final : public schema::ShimJob::Server, private kj::TaskSet:
   kj::Promise<void> finish(FinishContext) override {
     KJ_REQUIRE(!finished, "finish called twice");
     finished = true;
+    faultPoint(FaultMoment::STOP);  // test-only
     auto& shimJob = *KJ_ASSERT_NONNULL(job);
     shimJob.stop();  // no request is answered (or recorded) after this
     bool truncated = shimJob.ledger().truncated();
@@ -78,7 +79,8 @@ class ShimJobServer final : public schema::ShimJob::Server, private kj::TaskSet:
     return batches.end().then([this, truncated, dropped]() {
       auto request = sinkCap.doneRequest();
       auto summary = request.initSummary();
-      summary.setTruncated(truncated);
+      // test-only: a malformed summary, whose truncated flag contradicts its dropped count
+      summary.setTruncated(truncated != takeMalformed());
       summary.setDroppedCount(dropped);
       return request.send().ignoreResult();
     });
@@ -97,6 +99,7 @@ class ShimJobServer final : public schema::ShimJob::Server, private kj::TaskSet:
     auto events = request.initEvents(batch.size());
     for (size_t i = 0; i < batch.size(); ++i)
       eventToSchema(batch[i], events[i]);
+    if (takeMalformed()) events[0].setSequence(events[0].getSequence() + 1000);  // test-only
     return request.send();
   }
 
@@ -110,6 +113,7 @@ class ShimServer final : public schema::Shim::Server {
   kj::Promise<void> start(StartContext call) override {
     KJ_REQUIRE(!started, "start called twice");
     started = true;
+    faultPoint(FaultMoment::START);  // test-only
     auto params = call.getParams();
     auto config = params.getConfig();
     ShimJobConfig jobConfig;
@@ -122,7 +126,7 @@ class ShimServer final : public schema::Shim::Server {
     auto job = kj::heap<ShimJobServer>(context, params.getSink());
     uint16_t port = job->begin(kj::mv(jobConfig));
     auto results = call.getResults();
-    results.setPort(port);
+    results.setPort(takeMalformed() ? 0 : port);  // test-only: a malformed answer
     results.setJob(kj::mv(job));
     return kj::READY_NOW;
   }

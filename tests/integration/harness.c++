@@ -35,6 +35,28 @@ std::string reaBinary() {
   return std::string(REA_BINARY_DIR) + "/bin/rea";
 }
 
+std::vector<std::string> cgroupCandidates(const std::string& runToken) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::string line, mount;
+  while (std::getline(mountinfo, line)) {
+    size_t dash = line.find(" - cgroup2 ");
+    if (dash == std::string::npos) continue;
+    std::istringstream head(line.substr(0, dash));
+    std::string id, parent, device, root;
+    head >> id >> parent >> device >> root >> mount;
+    break;
+  }
+  if (mount.empty()) return {};
+  std::vector<std::string> paths = {mount + "/rea-" + runToken};
+  std::ifstream own("/proc/self/cgroup");
+  while (std::getline(own, line)) {
+    if (line.compare(0, 3, "0::") == 0 && line.size() > 4) {
+      paths.push_back(mount + line.substr(3) + "/rea-" + runToken);
+    }
+  }
+  return paths;
+}
+
 Sandbox::Sandbox() {
   char pattern[] = "/tmp/rea-it-XXXXXX";
   if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -144,8 +166,11 @@ std::vector<std::string> Sandbox::leftoverTempRoots() const {
 }
 
 std::vector<int> Sandbox::leftoverProcesses() const {
+  return processesWithEnvironment("HOME=" + dir + "/");
+}
+
+std::vector<int> processesWithEnvironment(const std::string& prefix) {
   std::vector<int> out;
-  std::string needle = "HOME=" + dir + "/";
   DIR* d = opendir("/proc");
   if (d == nullptr) return out;
   while (struct dirent* entry = readdir(d)) {
@@ -159,7 +184,7 @@ std::vector<int> Sandbox::leftoverProcesses() const {
     for (size_t start = 0; start < environ.size();) {
       size_t stop = environ.find('\0', start);
       if (stop == std::string::npos) stop = environ.size();
-      if (environ.compare(start, needle.size(), needle) == 0) {
+      if (environ.compare(start, prefix.size(), prefix) == 0) {
         out.push_back(static_cast<int>(pid));
         break;
       }

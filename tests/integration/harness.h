@@ -69,6 +69,11 @@ class Sandbox {
 };
 
 std::string reaBinary();
+std::vector<int> processesWithEnvironment(const std::string& prefix);
+// Live (non-zombie) processes with an environment entry that starts with `prefix`.
+std::vector<std::string> cgroupCandidates(const std::string& runToken);
+// Where the sampler may have created the capture cgroup of that run token: the cgroup2 mount, or
+// this process's own group under it.
 std::string concatenatedFrames(const Json& evidence);
 const Json& capture(const Json& evidence);  // normalized_result
 

@@ -51,30 +51,6 @@ inline std::string tokenFrom(const Json& evidence) {
   return token;
 }
 
-inline std::vector<std::string> cgroupCandidates(const std::string& token) {
-  // Where the sampler may have created the capture cgroup: the cgroup2 mount, or this process's
-  // own group under it.
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line, mount;
-  while (std::getline(mountinfo, line)) {
-    size_t dash = line.find(" - cgroup2 ");
-    if (dash == std::string::npos) continue;
-    std::istringstream head(line.substr(0, dash));
-    std::string id, parent, device, root;
-    head >> id >> parent >> device >> root >> mount;
-    break;
-  }
-  if (mount.empty()) return {};
-  std::vector<std::string> paths = {mount + "/rea-" + token};
-  std::ifstream own("/proc/self/cgroup");
-  while (std::getline(own, line)) {
-    if (line.compare(0, 3, "0::") == 0 && line.size() > 4) {
-      paths.push_back(mount + line.substr(3) + "/rea-" + token);
-    }
-  }
-  return paths;
-}
-
 inline void expectValidAndClean(const Sandbox& sandbox, const RunResult& result) {
   ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   ASSERT_TRUE(result.output.has_value());

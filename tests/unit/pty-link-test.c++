@@ -358,7 +358,7 @@ TEST(PtyLink, ALaunchTheHelperRefusesIsAnErrorNotAFault) {
 TEST(PtyLink, StopsAHelperThatSendsOutputThatIsNotUtf8) {
   auto fault = runAgainstFakeHelper("/fake/bad-utf8");
   EXPECT_EQ(fault.reason,
-            "the pty helper sent an invalid event (output that is not UTF-8) and was stopped");
+            "the pty helper sent a malformed message (output that is not UTF-8) and was stopped");
   ASSERT_TRUE(fault.end.has_value());
   EXPECT_EQ(fault.end->kind, HelperEnd::Kind::STOPPED_BY_US);
   expectNoChildrenLeft();
@@ -367,25 +367,25 @@ TEST(PtyLink, StopsAHelperThatSendsOutputThatIsNotUtf8) {
 TEST(PtyLink, StopsAHelperWhoseTimestampsGoBackInTime) {
   auto fault = runAgainstFakeHelper("/fake/back-in-time");
   EXPECT_EQ(fault.reason,
-            "the pty helper sent an invalid event (timestamps go back in time) and was stopped");
+            "the pty helper sent a malformed message (timestamps go back in time) and was stopped");
 }
 
 TEST(PtyLink, StopsAHelperThatReportsAnUnknownEvent) {
   auto fault = runAgainstFakeHelper("/fake/unknown-index");
   EXPECT_EQ(fault.reason,
-            "the pty helper sent an invalid event (an unknown event index) and was stopped");
+            "the pty helper sent a malformed message (an unknown event index) and was stopped");
 }
 
 TEST(PtyLink, AFinishWithoutDoneIsAFault) {
   auto fault = runAgainstFakeHelper("/fake/no-done");
   EXPECT_EQ(fault.reason,
-            "the pty helper sent an invalid event (finish returned before done) and was stopped");
+            "the pty helper sent a malformed message (finish returned before done) and was stopped");
 }
 
 TEST(PtyLink, ASinkDroppedWithoutDoneIsAFault) {
   auto fault = runAgainstFakeHelper("/fake/sink-dropped");
   EXPECT_EQ(fault.reason,
-            "the pty helper sent an invalid event (event sink dropped without done) "
+            "the pty helper sent a malformed message (event sink dropped without done) "
             "and was stopped");
 }
 
@@ -445,7 +445,7 @@ TEST(PtyLink, StopsAHelperWhoseRenderedFramesBreakTheirShape) {
                  Case{"/fake/unknown-reply", "a reply to an unknown query"}}) {
     auto fault = runAgainstFakeHelper(c.mode);
     EXPECT_EQ(fault.reason,
-              std::string("the pty helper sent an invalid event (") + c.rule + ") and was stopped")
+              std::string("the pty helper sent a malformed message (") + c.rule + ") and was stopped")
         << c.mode;
   }
 }

@@ -308,7 +308,7 @@ TEST(ShimLink, StopsAHelperWhoseEventsBreakThePlanAndRecordsTheFault) {
     const ShimRecord& record = link.record();
     ASSERT_TRUE(record.fault.has_value()) << lie;
     EXPECT_EQ(record.fault->reason,
-              "the shim helper sent an invalid event (" + problem + ") and was stopped")
+              "the shim helper sent a malformed message (" + problem + ") and was stopped")
         << lie;
     EXPECT_FALSE(record.streamDone) << lie;
     unlink((dir + "/rea-shim").c_str());
