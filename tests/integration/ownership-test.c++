@@ -201,11 +201,12 @@ TEST_P(Ownership, ARecycledPidLeadingAnObservedGroupIsNeverSignalled) {
   // L is then settled and cleaned. L exits; this test then takes pid L itself (clone3 set_tid,
   // no waiting for a wrap) for a foreign `sleep 30` that leads its own session, so group L
   // exists again with a stranger in it; only then does the root exit. A pid-based cleanup would
-  // kill -L. What is staged: a recycled pid that is an observed group id at settlement and
-  // cleanup. What is not: the race where a pid is recycled between the sampler's listing of a
-  // member and its signal (inspectProcess() signals through a pidfd opened before the token
-  // check, unit-tested in sampler-ownership-test), and a stranger joining a live group of the
-  // capture (impossible: setpgid needs the same session).
+  // kill -L; one without the leader's start time would refuse it and fail. What is staged: a
+  // recycled pid that is an observed group id at settlement and cleanup. What is not: the race
+  // where a pid is recycled between the sampler's listing of a member and its signal
+  // (inspectProcess() signals through a pidfd opened before the token check, unit-tested in
+  // sampler-ownership-test), and a stranger joining a live group of the capture (impossible:
+  // setpgid needs the same session).
   std::string leaderFile = sandbox.tmpdir() + "/leader.pid";
   std::string readyFile = sandbox.tmpdir() + "/foreign-ready";
   std::string script = std::string(PRINT_TOKEN) + "/usr/bin/setsid /bin/sh -c 'echo $$ > " +
@@ -239,14 +240,11 @@ TEST_P(Ownership, ARecycledPidLeadingAnObservedGroupIsNeverSignalled) {
   ASSERT_GT(foreign, 0) << "could not take the leader's pid: " << strerror(-foreign);
   EXPECT_EQ(foreign, leader);
 
-  if (forcedSampling()) {
-    // Group L was observed and is in scope: the stranger is found there, its token checked and
-    // refused; the capture fails as B §6.7.1 says rather than kill it.
-    expectCleanupRefused(sandbox, result, foreign);
-  } else {
-    // The cgroup is the scope: the stranger was never a member.
-    expectValidAndClean(sandbox, result);
-  }
+  // Forced sampling: group L was observed, but its leader's pid now names a process with
+  // another start time, so the group is a stranger's (a pid is not reused while its group
+  // lives) and is left out. Exact mode: the cgroup is the scope, the stranger never a member.
+  // Either way the capture succeeds and the stranger lives.
+  expectValidAndClean(sandbox, result);
   EXPECT_TRUE(isRunning(foreign)) << "the foreign process was signalled";
   EXPECT_EQ(waitpid(foreign, nullptr, WNOHANG), 0) << "the foreign process ended";
   killProcess(foreign);
