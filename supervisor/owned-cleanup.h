@@ -5,7 +5,7 @@
 // ownership code (helpers/sampler): every process is inspected through a pidfd and its run token
 // before it is signalled; a process without the token is never signalled, only counted.
 //   1. the capture cgroup (if any): members are killed (cgroup.kill when all are owned, else one
-//      by one), then the directory is removed;
+//      by one; unowned ones are moved to the parent group, alive), then the directory is removed;
 //   2. the root's process group: owned members are SIGKILLed through their pidfds.
 // Owns: nothing beyond the call.
 //

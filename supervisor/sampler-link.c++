@@ -49,6 +49,22 @@ EscapedProcess::Escape escapeOf(schema::Finding::Escape escape) {
   return EscapedProcess::Escape::OUTSIDE;  // an unknown value: the most cautious reading
 }
 
+// " (left running: pid 123 `/bin/sleep 30`, ...)": what the user must end, one line of
+// printable text (the command is the process's own bytes).
+std::string leftRunning(capnp::List<schema::Finding>::Reader unowned) {
+  if (unowned.size() == 0) return {};
+  std::string text = " (left running:";
+  for (auto finding : unowned) {
+    std::string command = textOf(finding.getCommand()).substr(0, 60);
+    for (char& c : command) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    }
+    if (text.back() != ':') text += ",";
+    text += " pid " + std::to_string(finding.getPid()) + " `" + command + "`";
+  }
+  return text + ")";
+}
+
 }  // namespace
 
 class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
@@ -335,13 +351,16 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
             if (cleanup.complete != cleanup.problem.empty()) {
               violation("a cleanup report whose problem contradicts its outcome");
             } else {
+              if (!cleanup.complete) cleanup.problem += leftRunning(in.getUnowned());
               result = kj::mv(cleanup);
             }
           }
           return shutDown().then([this, result = kj::mv(result)]() mutable {
-            // A helper's "complete" is a claim: the capture cgroup must really be gone.
+            // A helper that answered is trusted with what it could not do (the fallback is for
+            // a lost helper: it would only repeat the refusal, slower, and lose the findings);
+            // its "complete" is a claim, though: the capture cgroup must really be gone.
             std::string path = cgroupPath();
-            if (result && (path.empty() || access(path.c_str(), F_OK) != 0)) {
+            if (result && (!result->complete || path.empty() || access(path.c_str(), F_OK) != 0)) {
               finished = true;
               return kj::mv(*result);
             }

@@ -118,7 +118,9 @@ class SamplerLink {
 
   kj::Promise<SamplerCleanup> cleanup();
   // Ownership-verified cleanup by the helper, then the helper is stopped. When the helper is
-  // lost (before or during this call) the supervisor's fallback does it. Once.
+  // lost (before or during this call), or claims "complete" while the capture cgroup still
+  // exists, the supervisor's fallback does it; an incomplete report of a helper that answered
+  // is kept as it is, its problem followed by what was left running. Once.
 
   const SamplerRecord& record() const;
 

@@ -157,6 +157,10 @@ CaptureCgroup::CaptureCgroup(std::string path, std::string runToken, kj::AutoClo
   // Opened now so that cleanup needs no open-for-writing (the helper's filter can refuse it).
   KJ_SYSCALL(fd = openat(directory.get(), "cgroup.kill", O_WRONLY | O_CLOEXEC), groupPath);
   killFile = kj::AutoCloseFd(fd);
+  // Also opened now: release() writes unowned members' pids here. Without it (no permission)
+  // they keep the group populated, and cleanup says so.
+  fd = openat(directory.get(), "../cgroup.procs", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) parentProcs = kj::AutoCloseFd(fd);
   KJ_SYSCALL(fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   watch = kj::AutoCloseFd(fd);
   KJ_SYSCALL(inotify_add_watch(fd, (groupPath + "/cgroup.events").c_str(), IN_MODIFY), groupPath);
@@ -176,6 +180,9 @@ CaptureCgroup::~CaptureCgroup() noexcept(false) {
           owned.push_back(kj::mv(process));
         } else if (process.getOwnership() != Ownership::GONE) {
           allOwned = false;
+          KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { release(process); })) {
+            KJ_LOG(WARNING, "an unowned member could not be released from the capture cgroup", *e);
+          }
         }
       }
       if (allOwned) {
@@ -188,7 +195,7 @@ CaptureCgroup::~CaptureCgroup() noexcept(false) {
     }
     sleepMs(10);
   }
-  if (!removed) KJ_LOG(WARNING, "capture cgroup left behind: unowned members keep it", groupPath);
+  if (!removed) KJ_LOG(WARNING, "capture cgroup left behind: still populated", groupPath);
 }
 
 std::string CaptureCgroup::readFile(const char* name) {
@@ -238,6 +245,23 @@ bool CaptureCgroup::drainEventsWatch() {
 void CaptureCgroup::kill() {
   KJ_REQUIRE(!removed, "the capture cgroup is already removed");
   KJ_SYSCALL(write(killFile.get(), "1", 1), groupPath, "cgroup.kill");
+}
+
+bool CaptureCgroup::release(const InspectedProcess& process) {
+  KJ_REQUIRE(
+      process.getOwnership() != Ownership::OWNED && process.getOwnership() != Ownership::GONE,
+      "only live unowned members are released; owned ones are killed", process.getPid());
+  auto& procs =
+      KJ_REQUIRE_NONNULL(parentProcs, "the parent's cgroup.procs is not writable", groupPath);
+  if (!process.isAlive()) return false;
+  std::string pid = std::to_string(process.getPid());
+  KJ_SYSCALL_HANDLE_ERRORS(write(procs.get(), pid.data(), pid.size())) {
+    case ESRCH:
+      return false;
+    default:
+      KJ_FAIL_SYSCALL("write(../cgroup.procs)", error, groupPath, pid);
+  }
+  return true;
 }
 
 bool CaptureCgroup::remove() {

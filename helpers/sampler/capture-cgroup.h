@@ -3,7 +3,8 @@
 // target exists; the target enters it before it execs, and every descendant is born inside it.
 // It gives exact membership (cgroup.procs lists live members, zombies excluded), exact emptiness
 // (cgroup.events `populated`, watchable through inotify) and whole-tree cleanup (cgroup.kill).
-// Owns: the directory (removed by `remove()` or at destruction) and fds on it.
+// Owns: the directory (removed by `remove()` or at destruction) and fds on it (and on the
+// parent's cgroup.procs, where unowned members are released to).
 //
 // How a launcher puts the target inside (the pty helper does this):
 //   - preferred: `cloneIntoCgroup(cgroup.dirFd())` below (clone3 with CLONE_INTO_CGROUP: the
@@ -24,6 +25,8 @@
 #include <kj/io.h>
 #include <kj/memory.h>
 #include <kj/one-of.h>
+
+#include "helpers/sampler/ownership.h"
 
 namespace rea::helper {
 
@@ -52,8 +55,9 @@ class CaptureCgroup {
   ~CaptureCgroup() noexcept(false);
   // If `remove()` has not succeeded: ownership-verified SIGKILL of the members (those carrying
   // the run token: all of them at once with cgroup.kill when every member is owned, else each
-  // owned one through its pidfd; an unowned member is never signalled), then up to ~1 s of
-  // rmdir attempts. A group kept populated by unowned members is left behind with a warning.
+  // owned one through its pidfd; an unowned member is never signalled but released to the
+  // parent group), then up to ~1 s of rmdir attempts. A group that stays populated (a release
+  // failed) is left behind with a warning.
   KJ_DISALLOW_COPY(CaptureCgroup);
 
   const std::string& path() const { return groupPath; }
@@ -78,6 +82,14 @@ class CaptureCgroup {
   // Writes "1" to cgroup.kill: SIGKILL to every member, including ones forked during the call.
   // Callers verify ownership first (see the destructor, and cleanup.h).
 
+  bool release(const InspectedProcess& process);
+  // Moves a live member that is not the capture's (token missing, different or unreadable) to
+  // the parent group, untouched otherwise, so that the capture's group can be removed (B §6.7.1
+  // never signals it; A8 removes the group). Returns false when it had already exited. The pid
+  // is written while the pidfd proves the inspected process alive: a recycled pid would need a
+  // full pid wrap between that probe and the write. Throws when the move is refused (e.g. the
+  // parent's cgroup.procs could not be opened before the helper's lock-down).
+
   bool remove();
   // rmdir; true once the directory is gone (idempotent), false while it is still populated.
 
@@ -87,7 +99,8 @@ class CaptureCgroup {
   std::string groupPath;
   std::string runToken;
   kj::AutoCloseFd directory;
-  kj::AutoCloseFd killFile;  // cgroup.kill, open for writing
+  kj::AutoCloseFd killFile;                // cgroup.kill, open for writing
+  kj::Maybe<kj::AutoCloseFd> parentProcs;  // ../cgroup.procs, open for writing if permitted
   kj::AutoCloseFd watch;
   bool removed = false;
 

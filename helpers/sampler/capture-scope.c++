@@ -1,5 +1,7 @@
 #include "helpers/sampler/capture-scope.h"
 
+#include <algorithm>
+
 #include <kj/debug.h>
 
 #include "helpers/sampler/capture-cgroup.h"
@@ -49,11 +51,22 @@ bool CgroupScope::isEmpty() {
 
 std::vector<ProcStat> GroupScope::liveMembers() {
   std::vector<ProcStat> members;
+  std::set<pid_t> recycled;  // observed groups whose leader's pid names another process now
   for (pid_t pid : listPids()) {
     KJ_IF_MAYBE (stat, readStat(pid)) {
+      auto leader = leaderStartTimes.find(stat->pid);
+      if (leader != leaderStartTimes.end() && leader->second != 0 &&
+          leader->second != stat->startTime) {
+        recycled.insert(stat->pid);
+      }
       // Zombies are ignored (B §12, 48283260): they hold nothing and cannot be signalled away.
       if (groups.count(stat->pgid) != 0 && !stat->isZombie()) members.push_back(kj::mv(*stat));
     }
+  }
+  if (!recycled.empty()) {
+    members.erase(std::remove_if(members.begin(), members.end(),
+                                 [&](const ProcStat& m) { return recycled.count(m.pgid) != 0; }),
+                  members.end());
   }
   return members;
 }

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,7 +71,12 @@ class CgroupScope final : public CaptureScope {
 
 class GroupScope final : public CaptureScope {
  public:
-  explicit GroupScope(std::set<pid_t> groups) : groups(kj::mv(groups)) {}
+  explicit GroupScope(std::set<pid_t> groups, std::map<pid_t, uint64_t> leaderStartTimes = {})
+      : groups(kj::mv(groups)), leaderStartTimes(kj::mv(leaderStartTimes)) {}
+  // `leaderStartTimes`: the start time (proc-stat.h) of each group's leader when it was
+  // observed. A group whose leader pid now names a process with another start time is left
+  // out: the pid was recycled, which the kernel allows only once no process of the observed
+  // group is left, so every member is a stranger's (B §12 identity guard, applied to groups).
   std::vector<ProcStat> liveMembers() override;
   bool isEmpty() override { return liveMembers().empty(); }
   kj::Maybe<CaptureCgroup&> cgroup() override { return nullptr; }
@@ -79,6 +85,7 @@ class GroupScope final : public CaptureScope {
 
  private:
   std::set<pid_t> groups;
+  std::map<pid_t, uint64_t> leaderStartTimes;
 };
 
 }  // namespace rea::helper

@@ -46,6 +46,7 @@ struct CleanupLoop {
       return finishScope(false);
     }
     std::vector<InspectedProcess> owned;
+    std::vector<InspectedProcess> unowned;
     bool unownedAlive = false;
     for (const auto& member : members) {
       KJ_CONTEXT("proc", member.pid);
@@ -67,10 +68,16 @@ struct CleanupLoop {
             report.unowned.push_back(describeProcess(member, process.getOwnership(), rootPid));
           }
           fail(ownershipProblem(process.getOwnership()));
+          unowned.push_back(kj::mv(process));
           continue;
       }
     }
-    if (owned.empty()) return finishScope(unownedAlive);
+    if (owned.empty()) {
+      KJ_IF_MAYBE (group, scope.cgroup()) {
+        if (unownedAlive) return releaseUnowned(*group, unowned);
+      }
+      return finishScope(unownedAlive);
+    }
     KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
                    KJ_IF_MAYBE (group, scope.cgroup()) {
                      if (!unownedAlive) {
@@ -93,6 +100,23 @@ struct CleanupLoop {
       fail("owned process group signal failed");
       return finishScope(unownedAlive);
     }
+    return timer.afterDelay(pause(round)).then([this]() { return killRound(); });
+  }
+
+  // Only unowned members are left in the capture cgroup: they are moved to its parent, alive
+  // and unsignalled, so that the group can be removed; then the next round checks that nothing
+  // (e.g. a child one of them forked meanwhile) is left.
+  kj::Promise<void> releaseUnowned(CaptureCgroup& group, std::vector<InspectedProcess>& unowned) {
+    KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
+                   for (auto& process : unowned) {
+                     KJ_CONTEXT("release unowned member", process.getPid());
+                     group.release(process);
+                   }
+                 })) {
+      KJ_LOG(WARNING, "cleanup: an unowned member could not leave the capture cgroup", *exception);
+      return finishScope(true);
+    }
+    if (++round >= MAX_KILL_ROUNDS) return finishScope(true);
     return timer.afterDelay(pause(round)).then([this]() { return killRound(); });
   }
 

@@ -5,7 +5,9 @@
 //   2. a member whose token is missing, different or unreadable is never signalled: reported;
 //   3. owned members are killed — with cgroup.kill when the scope is a cgroup and every member
 //      of that round is owned, else one by one through their pidfds (so a recycled pid or an
-//      unowned member is never hit).
+//      unowned member is never hit);
+//   4. once no owned member is left, unowned members of a capture cgroup are moved to its
+//      parent group, alive and unsignalled (they stay in `unowned`, the report incomplete).
 // Then the capture cgroup is removed (once empty), and a final scan of the whole machine finds
 // run-token carriers the scope did not contain (moved out of the cgroup, or in a group no
 // observed process led): they are killed through their pidfds and reported as OUTSIDE. Nothing
@@ -35,7 +37,8 @@ struct CleanupReport {
                         // or PID-reused process", "ownership could not be revalidated", "owned
                         // process group signal failed", "capture cgroup could not be removed"
   std::vector<ProcessFinding> signalled;  // owned processes that were SIGKILLed, once each
-  std::vector<ProcessFinding> unowned;    // met but never signalled (still alive when seen)
+  std::vector<ProcessFinding> unowned;    // met but never signalled (still alive when seen;
+                                          // moved out of a capture cgroup to its parent)
   bool usedCgroupKill;                    // cgroup.kill did (part of) the work
   bool cgroupRemoved;                     // a capture cgroup existed and was removed
 

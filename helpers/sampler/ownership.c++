@@ -101,6 +101,19 @@ bool InspectedProcess::kill() {
   return true;
 }
 
+bool InspectedProcess::isAlive() const {
+  KJ_IF_MAYBE (fd, pidfd) {
+    KJ_SYSCALL_HANDLE_ERRORS(syscall(SYS_pidfd_send_signal, fd->get(), 0, nullptr, 0)) {
+      case ESRCH:
+        return false;
+      default:
+        KJ_FAIL_SYSCALL("pidfd_send_signal(0)", error, pid);
+    }
+    return true;
+  }
+  return false;
+}
+
 InspectedProcess inspectProcess(pid_t pid, const std::string& runToken) {
   KJ_CONTEXT("inspect process", pid);
   int fd;

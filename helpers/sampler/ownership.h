@@ -58,6 +58,9 @@ class InspectedProcess {
   // when the signal was delivered, false when the process had already exited (ESRCH). A recycled
   // pid cannot be hit: the pidfd names the process that was checked.
 
+  bool isAlive() const;
+  // A null signal through the pidfd: the inspected process has not exited yet. False when GONE.
+
  private:
   pid_t pid;
   Ownership ownership;

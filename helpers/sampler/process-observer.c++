@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <map>
 #include <vector>
 
 #include <kj/debug.h>
@@ -19,16 +20,25 @@ constexpr uint64_t SAMPLE_INTERVAL_NS = 50000000;  // B §6.8
 
 }  // namespace
 
-// Forwards rows to the caller's sink and remembers the groups recorded processes lead.
+// Forwards rows to the caller's sink and remembers the groups recorded processes lead, with
+// the leader's start time (read while the row is fresh: a live process's row has a command),
+// so that a group whose leader pid was recycled can be told apart (GroupScope).
 class ProcessObserver::LeaderSink final : public ProcessSink {
  public:
   explicit LeaderSink(ProcessSink& next) : next(next) {}
   void record(const ProcessRecord& record) override {
-    if (record.pgid == record.pid) leaders.insert(record.pid);
+    if (record.pgid == record.pid) {
+      uint64_t& startTime = leaders[record.pid];  // 0 = unknown: the group is kept
+      if (!record.command.empty()) {
+        KJ_IF_MAYBE (stat, readStat(record.pid)) {
+          startTime = stat->startTime;
+        }
+      }
+    }
     next.record(record);
   }
   ProcessSink& next;
-  std::set<pid_t> leaders;
+  std::map<pid_t, uint64_t> leaders;
 };
 
 // Raises the calling thread to SCHED_FIFO for its lifetime and restores the previous policy.
@@ -217,7 +227,7 @@ CaptureScope& ProcessObserver::captureScope() {
     if (group.get() != nullptr) {
       scope = kj::heap<CgroupScope>(*group);
     } else {
-      scope = kj::heap<GroupScope>(observedGroups());
+      scope = kj::heap<GroupScope>(observedGroups(), leaderSink->leaders);
     }
   }
   return *scope;
@@ -267,7 +277,9 @@ kj::Promise<CleanupReport> ProcessObserver::cleanup() {
 }
 
 std::set<pid_t> ProcessObserver::observedGroups() const {
-  std::set<pid_t> groups = leaderSink->leaders;
+  std::set<pid_t> groups;
+  for (const auto& leader : leaderSink->leaders)
+    groups.insert(leader.first);
   if (rootPid > 0) groups.insert(rootPid);
   return groups;
 }

@@ -6,6 +6,8 @@
 #include <poll.h>
 #include <sys/stat.h>
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "tests/unit/sampler-test-support.h"
@@ -78,7 +80,17 @@ TEST(SamplerCgroup, KnowsItsMembersAndWhenItEmpties) {
   EXPECT_FALSE(exists(group->path()));
 }
 
-TEST(SamplerCgroup, ItsDestructorKillsOnlyOwnedMembers) {
+// The cgroup v2 path in /proc/PID/cgroup ("0::/path").
+std::string cgroupOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, 3, "0::") == 0) return line.substr(3);
+  }
+  return {};
+}
+
+TEST(SamplerCgroup, ItsDestructorKillsOnlyOwnedMembersAndReleasesTheOthers) {
   std::string token = freshToken();
   auto group = makeGroup(token);
   if (group.get() == nullptr) GTEST_SKIP() << "no writable cgroup2 hierarchy";
@@ -91,18 +103,22 @@ TEST(SamplerCgroup, ItsDestructorKillsOnlyOwnedMembers) {
   for (int i = 0; i < 500 && checkRunToken(owned, token) != Ownership::OWNED; ++i) {
     usleep(2000);
   }
-  group = nullptr;  // cannot remove the group: the unowned member keeps it
+  std::string inside = cgroupOf(unowned);
+  ASSERT_EQ(inside.substr(inside.rfind('/') + 1), "rea-" + token);
+  // Only unowned members may be released; an owned one is killed instead.
+  EXPECT_ANY_THROW(group->release(inspectProcess(owned, token)));
+
+  group = nullptr;  // the unowned member is moved to the parent group, then the group removed
   int status = 0;
   ASSERT_EQ(waitpid(owned, &status, 0), owned);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   EXPECT_EQ(waitpid(unowned, &status, WNOHANG), 0) << "the unowned member must be alive";
-  EXPECT_TRUE(exists(path));
+  std::string parent = inside.substr(0, inside.rfind('/'));
+  EXPECT_EQ(cgroupOf(unowned), parent.empty() ? "/" : parent);
+  EXPECT_FALSE(exists(path));
 
   kill(unowned, SIGKILL);
   waitpid(unowned, nullptr, 0);
-  for (int i = 0; i < 100 && rmdir(path.c_str()) != 0; ++i)
-    usleep(10000);
-  EXPECT_FALSE(exists(path));
 }
 
 TEST(SamplerCgroup, AnObserverWithoutAWritableHierarchySamplesAndSaysWhy) {

@@ -27,6 +27,16 @@ bool isLive(pid_t pid) {
   return false;
 }
 
+// A SIGKILLed process may still be in its exit for a moment after cleanup saw it go (its
+// environment already unreadable, not yet a zombie; slow on a loaded machine): it must end
+// within a few seconds.
+bool endsSoon(pid_t pid) {
+  for (int i = 0; i < 500 && isLive(pid); ++i) {
+    usleep(10000);
+  }
+  return !isLive(pid);
+}
+
 class SampledObserver : public ::testing::Test {
  protected:
   ~SampledObserver() noexcept override {}
@@ -159,8 +169,8 @@ TEST_F(SampledObserver, ObservedLeadersAreCleanedAndTheirEscapeNamed) {
   auto stayed = findSignalled(report, stayer);
   ASSERT_NE(stayed, nullptr);
   EXPECT_EQ(stayed->escape, Escape::NONE);
-  EXPECT_FALSE(isLive(escapee));
-  EXPECT_FALSE(isLive(stayer));
+  EXPECT_TRUE(endsSoon(escapee));
+  EXPECT_TRUE(endsSoon(stayer));
 }
 
 TEST_F(SampledObserver, AnUnobservedDaemonIsFoundByItsTokenAndNamed) {
@@ -188,7 +198,7 @@ TEST_F(SampledObserver, AnUnobservedDaemonIsFoundByItsTokenAndNamed) {
   // SIGKILL is delivered asynchronously: give the kernel a moment to end it.
   for (int i = 0; i < 100 && isLive(daemon); ++i)
     usleep(10 * 1000);
-  EXPECT_FALSE(isLive(daemon));
+  EXPECT_TRUE(endsSoon(daemon));
 }
 
 TEST_F(SampledObserver, AnEnvironmentScrubbingGroupMemberIsReportedAndNeverSignalled) {
