@@ -6,9 +6,13 @@
 //   3. owned members are killed — with cgroup.kill when the scope is a cgroup and every member
 //      of that round is owned, else one by one through their pidfds (so a recycled pid or an
 //      unowned member is never hit).
-// Then the capture cgroup is removed (once empty), and a final scan of the whole machine finds
-// run-token carriers the scope did not contain (moved out of the cgroup, or in a group no
-// observed process led): they are killed through their pidfds and reported as OUTSIDE. Nothing
+// Then the capture cgroup is removed (once empty), and a final scan finds run-token carriers the
+// scope did not contain (moved out of the cgroup, or in a group no observed process led): they
+// are killed through their pidfds and reported as OUTSIDE. The candidates come from
+// `findCandidates`: in sampled mode every process of the machine (`findTokenCarriers`); in exact
+// mode, unless events were lost, the processes the proc connector saw forked and not exit (A8:
+// nothing else can carry the token), which spares tens of milliseconds of /proc/*/environ reads
+// on a busy machine. Every candidate is still checked by its run token before a kill. Nothing
 // that escaped is killed silently or left silently: every signalled process is in `signalled`
 // with its escape class, every unowned one in `unowned`.
 // Runs on the caller's kj event loop (short timer waits between rounds).
@@ -18,6 +22,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,7 +49,8 @@ struct CleanupReport {
 };
 
 kj::Promise<CleanupReport> cleanupCapture(kj::Timer& timer, CaptureScope& scope,
-                                          std::string runToken, pid_t rootPid);
+                                          std::string runToken, pid_t rootPid,
+                                          std::function<std::vector<pid_t>()> findCandidates);
 // `scope` (and its cgroup) must outlive the promise. Takes up to a few seconds when processes
 // are slow to die or unowned members keep a cgroup populated.
 
