@@ -147,6 +147,11 @@ struct CleanupLoop {
       return kj::READY_NOW;
     }
     if (!anyAlive) return kj::READY_NOW;
+    // A carrier lived outside the scope: what it forked before its kill may not be among the
+    // candidates (exact mode stopped following forks at stop()), so later rounds look at the
+    // whole machine.
+    std::string token = runToken;
+    findCandidates = [token]() { return findTokenCarriers(token); };
     if (scans + 1 >= MAX_SCANS) {
       fail("owned process group signal failed");
       return kj::READY_NOW;

@@ -12,7 +12,9 @@
 // `findCandidates`: in sampled mode every process of the machine (`findTokenCarriers`); in exact
 // mode, unless events were lost, the processes the proc connector saw forked and not exit (A8:
 // nothing else can carry the token), which spares tens of milliseconds of /proc/*/environ reads
-// on a busy machine. Every candidate is still checked by its run token before a kill. Nothing
+// on a busy machine. Once a carrier is found outside the scope, later rounds scan the whole
+// machine (its own children may not be candidates). Every candidate is still checked by its
+// run token before a kill. Nothing
 // that escaped is killed silently or left silently: every signalled process is in `signalled`
 // with its escape class, every unowned one in `unowned`.
 // Runs on the caller's kj event loop (short timer waits between rounds).
