@@ -2,7 +2,8 @@
 // descendants, summed at each sample) of capturing a command with `rea capture-process`,
 // against `script -q -c CMD /dev/null` measured in the same run. Median of N runs.
 //
-// usage: capture-bench [runs]   (rea and its helpers are found beside this binary)
+// usage: capture-bench [runs] [row]   (rea and its helpers are found beside this binary; `row`
+// measures only the rows whose name contains it, e.g. "true")
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,7 +60,9 @@ int main(int argc, char** argv) {
       "| capture of | rea ms | script ms | ratio | rea peak RSS (all processes) | script peak RSS "
       "|\n");
   std::printf("|---|---|---|---|---|---|\n");
+  std::string only = argc > 2 ? argv[2] : "";
   for (const auto& row : rows) {
+    if (std::string(row.name).find(only) == std::string::npos) continue;
     auto r = rea::bench::measureMedian(row.rea, runs);
     auto s = rea::bench::measureMedian(row.reference, runs);
     std::printf("| %s | %.1f | %.1f | %.2f | %.1f MB | %.1f MB |\n", row.name, r.ms, s.ms,

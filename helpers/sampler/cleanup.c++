@@ -20,13 +20,19 @@ kj::Duration pause(int round) {
 }
 
 struct CleanupLoop {
-  CleanupLoop(kj::Timer& timer, CaptureScope& scope, std::string runToken, pid_t rootPid)
-      : timer(timer), scope(scope), runToken(kj::mv(runToken)), rootPid(rootPid) {}
+  CleanupLoop(kj::Timer& timer, CaptureScope& scope, std::string runToken, pid_t rootPid,
+              std::function<std::vector<pid_t>()> findCandidates)
+      : timer(timer),
+        scope(scope),
+        runToken(kj::mv(runToken)),
+        rootPid(rootPid),
+        findCandidates(kj::mv(findCandidates)) {}
 
   kj::Timer& timer;
   CaptureScope& scope;
   std::string runToken;
   pid_t rootPid;
+  std::function<std::vector<pid_t>()> findCandidates;
   CleanupReport report{true, {}, {}, {}, false, false};
   std::set<std::pair<pid_t, uint64_t>> seen;  // (pid, start time) already in the report
   int round = 0;
@@ -140,11 +146,11 @@ struct CleanupLoop {
     return scan();
   }
 
-  // Token carriers anywhere on the machine that the scope did not contain.
+  // Token carriers among the candidates that the scope did not contain.
   kj::Promise<void> scan(int scans = 0) {
     bool anyAlive = false;
     KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() {
-                   for (pid_t pid : findTokenCarriers(runToken)) {
+                   for (pid_t pid : findCandidates()) {
                      KJ_CONTEXT("proc", pid);
                      auto stat = readStat(pid);
                      auto process = inspectProcess(pid, runToken);
@@ -165,6 +171,11 @@ struct CleanupLoop {
       return kj::READY_NOW;
     }
     if (!anyAlive) return kj::READY_NOW;
+    // A carrier lived outside the scope: what it forked before its kill may not be among the
+    // candidates (exact mode stopped following forks at stop()), so later rounds look at the
+    // whole machine.
+    std::string token = runToken;
+    findCandidates = [token]() { return findTokenCarriers(token); };
     if (scans + 1 >= MAX_SCANS) {
       fail("owned process group signal failed");
       return kj::READY_NOW;
@@ -186,8 +197,10 @@ std::vector<ProcessFinding> CleanupReport::escapees() const {
 }
 
 kj::Promise<CleanupReport> cleanupCapture(kj::Timer& timer, CaptureScope& scope,
-                                          std::string runToken, pid_t rootPid) {
-  auto loop = kj::heap<CleanupLoop>(timer, scope, kj::mv(runToken), rootPid);
+                                          std::string runToken, pid_t rootPid,
+                                          std::function<std::vector<pid_t>()> findCandidates) {
+  auto loop =
+      kj::heap<CleanupLoop>(timer, scope, kj::mv(runToken), rootPid, kj::mv(findCandidates));
   auto& ref = *loop;
   auto done = kj::evalNow([&ref]() { return ref.killRound(); });
   return done.then([&ref]() { return kj::mv(ref.report); }).attach(kj::mv(loop));

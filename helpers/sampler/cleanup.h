@@ -8,9 +8,15 @@
 //      unowned member is never hit);
 //   4. once no owned member is left, unowned members of a capture cgroup are moved to its
 //      parent group, alive and unsignalled (they stay in `unowned`, the report incomplete).
-// Then the capture cgroup is removed (once empty), and a final scan of the whole machine finds
-// run-token carriers the scope did not contain (moved out of the cgroup, or in a group no
-// observed process led): they are killed through their pidfds and reported as OUTSIDE. Nothing
+// Then the capture cgroup is removed (once empty), and a final scan finds run-token carriers the
+// scope did not contain (moved out of the cgroup, or in a group no observed process led): they
+// are killed through their pidfds and reported as OUTSIDE. The candidates come from
+// `findCandidates`: in sampled mode every process of the machine (`findTokenCarriers`); in exact
+// mode, unless events were lost, the processes the proc connector saw forked and not exit (A8:
+// nothing else can carry the token), which spares tens of milliseconds of /proc/*/environ reads
+// on a busy machine. Once a carrier is found outside the scope, later rounds scan the whole
+// machine (its own children may not be candidates). Every candidate is still checked by its
+// run token before a kill. Nothing
 // that escaped is killed silently or left silently: every signalled process is in `signalled`
 // with its escape class, every unowned one in `unowned`.
 // Runs on the caller's kj event loop (short timer waits between rounds).
@@ -20,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +54,8 @@ struct CleanupReport {
 };
 
 kj::Promise<CleanupReport> cleanupCapture(kj::Timer& timer, CaptureScope& scope,
-                                          std::string runToken, pid_t rootPid);
+                                          std::string runToken, pid_t rootPid,
+                                          std::function<std::vector<pid_t>()> findCandidates);
 // `scope` (and its cgroup) must outlive the promise. Takes up to a few seconds when processes
 // are slow to die or unowned members keep a cgroup populated.
 

@@ -150,4 +150,11 @@ void EventTracker::resynchronise(uint64_t atNs) {
   }
 }
 
+std::vector<pid_t> EventTracker::trackedPids() const {
+  std::vector<pid_t> pids;
+  for (const auto& entry : tracked)
+    pids.push_back(entry.first);
+  return pids;
+}
+
 }  // namespace rea::helper

@@ -46,6 +46,8 @@ class EventTracker {
 
   size_t trackedCount() const { return tracked.size(); }
   bool isTracked(pid_t pid) const { return tracked.count(pid) != 0; }
+  std::vector<pid_t> trackedPids() const;
+  // The descendants seen forked (or re-synchronised) and not yet seen exit.
 
  private:
   struct Process {

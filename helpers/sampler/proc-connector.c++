@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +24,17 @@ namespace {
 constexpr int RECEIVE_BUFFER_BYTES = 8 << 20;
 constexpr size_t DATAGRAM_BYTES = 64 << 10;
 constexpr int MAX_DATAGRAMS_PER_READ = 4096;
+
+// The inode numbers of the initial namespaces (include/linux/proc_ns.h: PROC_USER_INIT_INO,
+// PROC_PID_INIT_INO); nsfs gives every namespace file its namespace's number.
+constexpr ino_t INITIAL_USER_NAMESPACE_INODE = 0xEFFFFFFDU;
+constexpr ino_t INITIAL_PID_NAMESPACE_INODE = 0xEFFFFFFCU;
+
+bool isNamespace(const char* path, ino_t initialInode) {
+  struct stat info;
+  // Unreadable (no /proc): assume the initial one; the acknowledgement wait still decides.
+  return stat(path, &info) != 0 || info.st_ino == initialInode;
+}
 
 template <typename T>
 T load(const kj::byte* at) {
@@ -104,6 +116,15 @@ void decodeProcEvents(kj::ArrayPtr<const kj::byte> datagram, std::vector<ProcEve
 
 kj::OneOf<kj::Own<ProcConnector>, std::string> ProcConnector::subscribe() {
   kj::OneOf<kj::Own<ProcConnector>, std::string> result;
+  // The kernel reports process events relative to the initial namespaces and silently ignores a
+  // subscription from any other (cn_proc_mcast_ctl: no acknowledgement at all), so inside a
+  // container the wait below would only end at its deadline.
+  if (!isNamespace("/proc/self/ns/user", INITIAL_USER_NAMESPACE_INODE) ||
+      !isNamespace("/proc/self/ns/pid", INITIAL_PID_NAMESPACE_INODE)) {
+    result = std::string(
+        "the proc connector serves only the initial PID and user namespaces, not this one");
+    return result;
+  }
   int fd = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
   if (fd < 0) {
     result = std::string("netlink connector socket failed: ") + strerror(errno);

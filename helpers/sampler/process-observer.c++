@@ -269,7 +269,15 @@ kj::Promise<CleanupReport> ProcessObserver::cleanup() {
   stop();
   scope = nullptr;
   // Not every observed group may exist at settlement time; cleanup takes the final set.
-  auto promise = cleanupCapture(timer, captureScope(), config.runToken, rootPid);
+  std::function<std::vector<pid_t>()> candidates;
+  if (tracker.get() != nullptr && !recorder.isPartial()) {
+    EventTracker& trackerRef = *tracker;
+    candidates = [&trackerRef]() { return trackerRef.trackedPids(); };
+  } else {
+    candidates = [token = config.runToken]() { return findTokenCarriers(token); };
+  }
+  auto promise =
+      cleanupCapture(timer, captureScope(), config.runToken, rootPid, kj::mv(candidates));
   return promise.then([this](CleanupReport report) {
     cgroupWatch = nullptr;
     return report;

@@ -4,10 +4,12 @@
 
 #include "helpers/sampler/process-observer.h"
 
+#include <fstream>
 #include <set>
 
 #include <gtest/gtest.h>
 
+#include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/proc-stat.h"
 #include "tests/unit/sampler-test-support.h"
 
@@ -200,6 +202,34 @@ TEST_F(ExactObserver, ADoubleForkedDaemonAndASetsidEscapeeAreObservedAndCleaned)
   EXPECT_EQ(report.escapees().size(), 2u);
   EXPECT_FALSE(isLive(escapee));
   EXPECT_FALSE(isLive(daemon));
+}
+
+TEST_F(ExactObserver, ADescendantMovedOutOfTheCgroupIsStillFoundKilledAndNamedOutside) {
+  // Exact cleanup does not scan the machine: its candidates are the processes the connector saw
+  // forked and not exit. A (privileged) descendant that left the capture cgroup is one of them.
+  auto target = spawnTarget(*observer, token, {"/bin/sh", "-c", "/bin/sleep 33 & /bin/sleep 0.2"});
+  observer->start(target.pid);
+  pid_t mover = awaitCommand("/bin/sleep 33");
+  ASSERT_NE(mover, 0);
+  auto mount = KJ_ASSERT_NONNULL(findCgroup2Mount());
+  {
+    std::ofstream procs(mount + "/cgroup.procs");
+    procs << mover << std::endl;
+    ASSERT_TRUE(procs.good()) << "could not move " << mover << " to the root cgroup";
+  }
+  waitForExit(io, target);
+  observer->settle(100).wait(io.waitScope);
+  observer->stop();
+
+  auto report = observer->cleanup().wait(io.waitScope);
+  EXPECT_TRUE(report.cgroupRemoved);
+  auto finding = findSignalled(report, mover);
+  ASSERT_NE(finding, nullptr) << "the escapee was not found";
+  EXPECT_EQ(finding->escape, Escape::OUTSIDE);
+  EXPECT_EQ(finding->ownership, Ownership::OWNED);
+  for (int i = 0; i < 200 && isLive(mover); ++i)
+    runFor(io, 10);
+  EXPECT_FALSE(isLive(mover));
 }
 
 TEST_F(ExactObserver, AnEnvironmentScrubbingDescendantIsReportedAndNeverSignalled) {

@@ -121,7 +121,9 @@ TEST(SamplerOwnership, AForeignMemberOfTheRootGroupIsReportedAndNeverSignalled) 
   pid_t root = spawnSleeper(token.c_str());
   pid_t foreign = spawnSleeper("someone-else", root);
   GroupScope scope({root});
-  auto report = cleanupCapture(io.provider->getTimer(), scope, token, root).wait(io.waitScope);
+  auto report = cleanupCapture(io.provider->getTimer(), scope, token, root, [token]() {
+                  return findTokenCarriers(token);
+                }).wait(io.waitScope);
   EXPECT_FALSE(report.complete);
   EXPECT_EQ(report.problem, "group contains an unowned or PID-reused process");
   ASSERT_EQ(report.signalled.size(), 1u);

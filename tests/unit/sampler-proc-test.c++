@@ -7,6 +7,8 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -231,6 +233,36 @@ TEST(SamplerProcConnector, SubscribesAndSeesAFork) {
   }
   EXPECT_TRUE(sawFork);
   EXPECT_TRUE(sawExit);
+}
+
+TEST(SamplerProcConnector, RefusesAtOnceInsideAChildPidNamespace) {
+  // The kernel drops a subscription from a non-initial namespace without an acknowledgement;
+  // the subscription must name that reason instead of waiting for an answer that never comes
+  // (whose reason would be "did not acknowledge"). Exit codes: 0 named, 1 other reason,
+  // 2 subscribed, 77 no namespace here (unprivileged).
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (unshare(CLONE_NEWPID) != 0) _exit(77);
+    pid_t inner = fork();
+    if (inner < 0) _exit(3);
+    if (inner == 0) {
+      auto subscribed = ProcConnector::subscribe();
+      if (!subscribed.is<std::string>()) _exit(2);
+      _exit(subscribed.get<std::string>().find("initial PID and user namespaces") !=
+                    std::string::npos
+                ? 0
+                : 1);
+    }
+    int status = 0;
+    if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status)) _exit(4);
+    _exit(WEXITSTATUS(status));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "unshare(CLONE_NEWPID) is not permitted here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 class Rows final : public ProcessSink {
