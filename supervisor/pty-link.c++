@@ -6,9 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "evidence/utf.h"
 #include "schema/pty.capnp.h"
-#include "supervisor/pty-link-render.h"
+#include "supervisor/pty-batch.h"
 
 namespace rea::supervisor {
 
@@ -142,8 +141,8 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   // Called by the sink (the helper's side of the stream) -------------------------------
 
-  void push(capnp::List<schema::PtyEvent>::Reader events);
-  void done(schema::PtySink::DoneParams::Reader params);
+  void push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams);
+  void done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams);
   void sinkDropped();
 
  private:
@@ -164,12 +163,9 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   bool started = false;
   bool finishCalled = false;
-  bool shuttingDown = false;   // we dropped the connection ourselves
-  bool launchRefused = false;  // start() answered with an error: no stream was ever owed
-  uint64_t lastAtNs = 0;
-  uint64_t outputBytes = 0;
-  std::vector<bool> reported;
-  std::optional<RenderedStreamCheck> renderedCheck;
+  bool shuttingDown = false;             // we dropped the connection ourselves
+  bool launchRefused = false;            // start() answered with an error: no stream was ever owed
+  std::optional<PtyStreamCheck> stream;  // the event stream's checks (pty-batch.h)
 
   kj::Own<kj::PromiseFulfiller<void>> exitKnownFulfiller;
   kj::ForkedPromise<void> exitKnown;  // the exit arrived, or the helper was lost
@@ -199,13 +195,13 @@ class PtyLink::Impl::Sink final : public schema::PtySink::Server {
 
   kj::Promise<void> push(PushContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->push(context.getParams().getEvents());
+      i->push([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->done(context.getParams());
+      i->done([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
@@ -239,9 +235,7 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   started = true;
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
-  reported.assign(launch.events.size(), false);
-  renderedCheck.emplace(launch);
-  lastAtNs = launch.t0Ns;
+  stream.emplace(launch);
 
   auto path = kj::str(helperDirectory.c_str(), "/rea-pty");
   process = HelperProcess::spawn(io, "pty", path, nullptr);
@@ -411,138 +405,18 @@ void PtyLink::Impl::sinkDropped() {
   }
 }
 
-void PtyLink::Impl::push(capnp::List<schema::PtyEvent>::Reader events) {
+void PtyLink::Impl::push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  if (record.streamDone) return violation("events after done");
-  if (events.size() > 4096) return violation("a batch of more than 4096 events");
-  uint64_t nowNs = monotonicNowNs();
-  for (auto event : events) {
-    uint64_t atNs = event.getAtNs();
-    if (atNs < lastAtNs) return violation("timestamps go back in time");
-    if (atNs > nowNs) return violation("a timestamp in the future");
-    lastAtNs = atNs;
-    switch (event.which()) {
-      case schema::PtyEvent::OUTPUT: {
-        auto data = event.getOutput();
-        std::string text(reinterpret_cast<const char*>(data.begin()), data.size());
-        if (text.empty()) return violation("an empty output chunk");
-        if (!evidence::isValidUtf8(text)) return violation("output that is not UTF-8");
-        if (record.output.size() + 1 > launch.maxFrames) return violation("too many frames");
-        if (outputBytes + text.size() > launch.maxOutputBytes) {
-          return violation("more output bytes than the limit");
-        }
-        outputBytes += text.size();
-        record.output.push_back(PtyChunk{atNs, kj::mv(text)});
-        KJ_IF_MAYBE (o, observer) {
-          o->output(record.output.back());
-        }
-        break;
-      }
-      case schema::PtyEvent::DISPATCHED: {
-        auto dispatched = event.getDispatched();
-        uint32_t index = dispatched.getEventIndex();
-        if (index >= reported.size()) return violation("an unknown event index");
-        if (reported[index]) return violation("an event reported twice");
-        PtyDispatch dispatch{index, atNs, PtyDispatch::Outcome::DISPATCHED};
-        switch (dispatched.getOutcome()) {
-          case schema::Dispatch::Outcome::DISPATCHED:
-            dispatch.outcome = PtyDispatch::Outcome::DISPATCHED;
-            break;
-          case schema::Dispatch::Outcome::FAILED:
-            dispatch.outcome = PtyDispatch::Outcome::FAILED;
-            break;
-          case schema::Dispatch::Outcome::TARGET_EXITED:
-            dispatch.outcome = PtyDispatch::Outcome::TARGET_EXITED;
-            break;
-          default:
-            return violation("an unknown dispatch outcome");
-        }
-        bool afterExit = dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED;
-        if (afterExit != bool(record.exit)) {
-          return violation(afterExit ? "target_exited before the exit"
-                                     : "a dispatch after the exit");
-        }
-        if (afterExit && atNs != record.exit->atNs) {
-          return violation("target_exited not at the exit time");
-        }
-        reported[index] = true;
-        record.interactions.push_back(dispatch);
-        KJ_IF_MAYBE (o, observer) {
-          o->dispatched(dispatch);
-        }
-        break;
-      }
-      case schema::PtyEvent::EXITED: {
-        if (record.exit) return violation("a second exit");
-        auto exited = event.getExited();
-        PtyExit exit;
-        exit.atNs = atNs;
-        if (exited.isCode()) {
-          int code = exited.getCode();
-          if (code < 0 || code > 255) return violation("an exit code out of range");
-          exit.code = code;
-        } else if (exited.isSignal()) {
-          int signal = exited.getSignal();
-          if (signal < 1 || signal >= NSIG) return violation("a signal number out of range");
-          exit.signal = signal;
-        } else {
-          return violation("an exit without code or signal");
-        }
-        switch (exited.getReason()) {
-          case schema::Exit::Reason::EXITED:
-            exit.reason = PtyExit::Reason::EXITED;
-            break;
-          case schema::Exit::Reason::TIMEOUT:
-            exit.reason = PtyExit::Reason::TIMEOUT;
-            break;
-          case schema::Exit::Reason::IDLE_TIMEOUT:
-            exit.reason = PtyExit::Reason::IDLE_TIMEOUT;
-            break;
-          default:
-            return violation("an unknown exit reason");
-        }
-        record.exit = exit;
-        KJ_IF_MAYBE (o, observer) {
-          o->exited(exit);
-        }
-        exitKnownFulfiller->fulfill();
-        break;
-      }
-      case schema::PtyEvent::RENDERED: {
-        PtyRenderedFrame frame;
-        std::string broken =
-            renderedCheck->frame(event.getRendered(), atNs, record.output.size(), frame);
-        if (!broken.empty()) return violation(broken.c_str());
-        record.rendered.push_back(kj::mv(frame));
-        break;
-      }
-      case schema::PtyEvent::REPLIED: {
-        PtyAutoReply reply;
-        std::string broken = renderedCheck->reply(event.getReplied(), atNs, reply);
-        if (!broken.empty()) return violation(broken.c_str());
-        record.autoReplies.push_back(kj::mv(reply));
-        break;
-      }
-      default:
-        return violation("an unknown event kind");
-    }
-  }
+  bool exitBefore = bool(record.exit);
+  std::string broken = stream->push(readParams, monotonicNowNs(), record, observer);
+  if (!exitBefore && record.exit) exitKnownFulfiller->fulfill();
+  if (!broken.empty()) violation(broken.c_str());
 }
 
-void PtyLink::Impl::done(schema::PtySink::DoneParams::Reader params) {
-  auto summary = params.getSummary();
+void PtyLink::Impl::done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  if (record.streamDone) return violation("done twice");
-  if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
-    return violation("a summary whose truncated flag contradicts its count");
-  }
-  if (!record.exit) return violation("done before the exit");
-  std::string broken = renderedCheck->done(params.getRenderTruncated(), params.getRenderedFrames());
-  if (!broken.empty()) return violation(broken.c_str());
-  record.renderTruncated = params.getRenderTruncated();
-  record.streamDone = true;
-  record.outputTruncated = summary.getTruncated();
-  record.droppedChunks = summary.getDroppedCount();
+  std::string broken = stream->done(readParams, record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- PtyLink ---------------------------------------------------------------------------

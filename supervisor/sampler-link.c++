@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "schema/sampler.capnp.h"
 #include "supervisor/owned-cleanup.h"
+#include "supervisor/sampler-batch.h"
 
 namespace rea::supervisor {
 
@@ -17,8 +17,6 @@ const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit befor
 const kj::Duration CALL_DEADLINE = 10 * kj::SECONDS;     // prepare, stop, cleanup
 const kj::Duration SETTLE_MARGIN = 5 * kj::SECONDS;      // beyond settle_ms
 const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB
-const size_t MAX_COMMAND_BYTES = 4 * 1024 * 1024;        // above any ARG_MAX cmdline
-const size_t MAX_BATCH = 4096;
 
 uint64_t monotonicNowNs() {
   struct timespec ts;
@@ -77,8 +75,8 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   bool cleanedUp() const { return finished; }
   Leftover leftover() const { return {cgroupPath(), plan.runToken, rootPid}; }
 
-  void push(capnp::List<schema::ProcessSample>::Reader samples);
-  void done(bool partial, uint32_t recordedCount);
+  void push(kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams);
+  void done(kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams);
   void sinkDropped();
 
  private:
@@ -92,7 +90,7 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   Step step = Step::NEW;
   bool shuttingDown = false;
   bool finished = false;  // cleanup() has produced its result: nothing is left to clean
-  uint64_t lastAtNs = 0;
+  std::optional<SamplerStreamCheck> stream;  // the sample stream's checks (sampler-batch.h)
 
   kj::Maybe<kj::Own<HelperProcess>> process;
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
@@ -133,14 +131,13 @@ class SamplerLink::Impl::Sink final : public schema::SamplerSink::Server {
 
   kj::Promise<void> push(PushContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->push(context.getParams().getSamples());
+      i->push([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      auto params = context.getParams();
-      i->done(params.getPartial(), params.getRecordedCount());
+      i->done([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
@@ -184,6 +181,7 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   step = Step::PREPARED;
   plan = kj::mv(planIn);
   KJ_REQUIRE(!plan.runToken.empty(), "a capture needs a run token");
+  stream.emplace(plan.maxProcesses);
   record.prepared = SamplerPrepared{false, "", "the sampler helper is not available"};
 
   KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() {
@@ -442,41 +440,18 @@ void SamplerLink::Impl::sinkDropped() {
   }
 }
 
-void SamplerLink::Impl::push(capnp::List<schema::ProcessSample>::Reader samples) {
+void SamplerLink::Impl::push(
+    kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  if (record.streamDone) return violation("samples after done");
-  if (samples.size() > MAX_BATCH) return violation("a batch of more than 4096 samples");
-  uint64_t nowNs = monotonicNowNs();
-  for (auto sample : samples) {
-    uint64_t atNs = sample.getAtNs();
-    if (atNs < lastAtNs) return violation("sample times go back");
-    if (atNs > nowNs) return violation("a sample time in the future");
-    lastAtNs = atNs;
-    if (record.samples.size() >= plan.maxProcesses) return violation("more samples than the limit");
-    RawProcessRow row;
-    row.atNs = atNs;
-    row.pid = sample.getPid();
-    row.parentPid = sample.getParentPid();
-    int32_t pgid = sample.getProcessGroupId();
-    int32_t sid = sample.getSessionId();
-    if (row.pid < 1 || row.parentPid < 0 || pgid < -1 || sid < -1) {
-      return violation("a process id out of range");
-    }
-    if (pgid >= 0) row.processGroupId = pgid;
-    if (sid >= 0) row.sessionId = sid;
-    auto command = sample.getCommand();
-    if (command.size() > MAX_COMMAND_BYTES) return violation("a command longer than any cmdline");
-    row.command = textOf(command);
-    record.samples.push_back(kj::mv(row));
-  }
+  std::string broken = stream->push(readParams, monotonicNowNs(), record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
-void SamplerLink::Impl::done(bool partial, uint32_t recordedCount) {
+void SamplerLink::Impl::done(
+    kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  if (record.streamDone) return violation("done twice");
-  if (recordedCount != record.samples.size()) return violation("done with a wrong sample count");
-  record.streamDone = true;
-  record.partial = partial;
+  std::string broken = stream->done(readParams, record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- SamplerLink -------------------------------------------------------------------------
