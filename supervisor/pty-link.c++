@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "schema/pty.capnp.h"
-#include "supervisor/pty-stream-check.h"
+#include "supervisor/pty-batch.h"
 
 namespace rea::supervisor {
 
@@ -145,8 +145,8 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   // Called by the sink (the helper's side of the stream) -------------------------------
 
-  void push(capnp::List<schema::PtyEvent>::Reader events);
-  void done(schema::PtySink::DoneParams::Reader params);
+  void push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams);
+  void done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams);
   void sinkDropped();
 
  private:
@@ -202,13 +202,13 @@ class PtyLink::Impl::Sink final : public schema::PtySink::Server {
 
   kj::Promise<void> push(PushContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->push(context.getParams().getEvents());
+      i->push([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->done(context.getParams());
+      i->done([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
@@ -435,31 +435,18 @@ void PtyLink::Impl::sinkDropped() {
   }
 }
 
-void PtyLink::Impl::push(capnp::List<schema::PtyEvent>::Reader events) {
+void PtyLink::Impl::push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->batch(events.size(), record);
-  if (!broken.empty()) return violation(broken.c_str());
-  uint64_t nowNs = monotonicNowNs();
-  for (auto event : events) {
-    size_t outputs = record.output.size();
-    size_t interactions = record.interactions.size();
-    bool exitKnownBefore = bool(record.exit);
-    broken = stream->event(event, nowNs, record);
-    if (!broken.empty()) return violation(broken.c_str());
-    bool exitNow = !exitKnownBefore && record.exit;
-    KJ_IF_MAYBE (o, observer) {
-      if (record.output.size() > outputs) o->output(record.output.back());
-      if (record.interactions.size() > interactions) o->dispatched(record.interactions.back());
-      if (exitNow) o->exited(*record.exit);
-    }
-    if (exitNow) exitKnownFulfiller->fulfill();
-  }
+  bool exitBefore = bool(record.exit);
+  std::string broken = stream->push(readParams, monotonicNowNs(), record, observer);
+  if (!exitBefore && record.exit) exitKnownFulfiller->fulfill();
+  if (!broken.empty()) violation(broken.c_str());
 }
 
-void PtyLink::Impl::done(schema::PtySink::DoneParams::Reader params) {
+void PtyLink::Impl::done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->done(params, record);
-  if (!broken.empty()) return violation(broken.c_str());
+  std::string broken = stream->done(readParams, record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- PtyLink ---------------------------------------------------------------------------

@@ -13,8 +13,7 @@
 #include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 
-#include "evidence/utf.h"
-#include "schema/replay.capnp.h"
+#include "supervisor/replay-batch.h"
 
 namespace rea::supervisor {
 
@@ -25,46 +24,11 @@ const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit befor
 // and nothing else would end the capture (A13: rea ends within its deadline).
 const kj::Duration START_DEADLINE = 5 * kj::SECONDS;
 const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
-const size_t MAX_BATCH = 4096;
-const size_t MAX_PATH_BYTES = 16 * 1024;     // the server's request-line limit
-const size_t MAX_PLAN_TEXT_BYTES = 4000000;  // a plan body or message: 1,000,000 UTF-16 units
-const size_t MAX_DIAGNOSTICS = 100;
-const size_t MAX_DETAIL_BYTES = 300;
 
 uint64_t monotonicNowNs() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
-std::string textOf(capnp::Text::Reader text) {
-  return std::string(text.begin(), text.size());
-}
-
-bool plainSentence(const std::string& text) {
-  // Diagnostics are the helper's own words: printable ASCII, bounded.
-  if (text.empty() || text.size() > MAX_DETAIL_BYTES) return false;
-  for (char c : text) {
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
-}
-
-bool knownDiagnosticKind(const std::string& kind) {
-  static const char* const KINDS[] = {"bad_request",
-                                      "headers_too_large",
-                                      "incomplete_request",
-                                      "header_timeout",
-                                      "body_timeout",
-                                      "bad_websocket_handshake",
-                                      "websocket_protocol_error",
-                                      "websocket_message_too_large",
-                                      "connection_limit",
-                                      "connection_error"};
-  for (const char* k : KINDS) {
-    if (kind == k) return true;
-  }
-  return false;
 }
 
 void validateLaunch(const ReplayLaunch& launch) {
@@ -95,8 +59,8 @@ class ReplayLink::Impl final : private kj::TaskSet::ErrorHandler {
     return 0;
   }
 
-  void push(capnp::List<schema::ProtocolEvent>::Reader events);
-  void done(schema::ReplaySummary::Reader summary);
+  void push(kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams);
+  void done(kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams);
   void sinkDropped();
 
  private:
@@ -120,8 +84,8 @@ class ReplayLink::Impl final : private kj::TaskSet::ErrorHandler {
   bool finishCalled = false;
   bool shuttingDown = false;
   bool launchRefused = false;
-  uint64_t lastAtNs = 0;
-  kj::TaskSet tasks;  // last: destroyed first
+  std::optional<ReplayStreamCheck> stream;  // the event stream's checks (replay-batch.h)
+  kj::TaskSet tasks;                        // last: destroyed first
 
   HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
   ReplayStart started_(capnp::Response<schema::Replay::StartResults>&& response);
@@ -129,7 +93,6 @@ class ReplayLink::Impl final : private kj::TaskSet::ErrorHandler {
   void violation(kj::StringPtr what);
   void lose(std::string reason, bool kill);
   void helperEnded(const HelperEnd& end);
-  bool acceptEvent(schema::ProtocolEvent::Reader event, uint64_t nowNs);
   kj::Promise<void> shutDown();
   void taskFailed(kj::Exception&& exception) override {
     lose(std::string("the replay link failed: ") + exception.getDescription().cStr(), true);
@@ -148,13 +111,13 @@ class ReplayLink::Impl::Sink final : public schema::ReplaySink::Server {
 
   kj::Promise<void> push(PushContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->push(context.getParams().getEvents());
+      i->push([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->done(context.getParams().getSummary());
+      i->done([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
@@ -181,6 +144,7 @@ kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
   return kj::evalNow([&]() -> kj::Promise<ReplayStart> {
     validateLaunch(launchIn);
     launch = kj::mv(launchIn);
+    stream.emplace(launch);
 
     auto path = kj::str(helperDirectory.c_str(), "/rea-replay");
     process = HelperProcess::spawn(io, "replay", path, nullptr);
@@ -253,7 +217,7 @@ ReplayStart ReplayLink::Impl::started_(capnp::Response<schema::Replay::StartResu
   job = response.getJob();
   record.originNs = start.originNs;
   record.port = start.port;
-  lastAtNs = start.originNs;
+  stream->origin(start.originNs);
   return start;
 }
 
@@ -374,157 +338,18 @@ void ReplayLink::Impl::sinkDropped() {
   }
 }
 
-bool ReplayLink::Impl::acceptEvent(schema::ProtocolEvent::Reader event, uint64_t nowNs) {
-  using evidence::ProtocolDirection;
-  using evidence::ProtocolKind;
-  using evidence::ProtocolOutcome;
-  ReplayEvent e;
-  e.sequence = event.getSequence();
-  e.atNs = event.getAtNs();
-  if (e.sequence != record.events.size()) return violation("sequence not contiguous"), false;
-  if (record.events.size() >= launch.protocolEvents) {
-    return violation("more events than limits.protocol_events"), false;
-  }
-  if (e.atNs < lastAtNs) return violation("timestamps go back in time"), false;
-  if (e.atNs > nowNs) return violation("a timestamp in the future"), false;
-  switch (event.getProtocol()) {
-    case schema::ProtocolEvent::Protocol::HTTP:
-      e.protocol = ProtocolKind::HTTP;
-      break;
-    case schema::ProtocolEvent::Protocol::WEBSOCKET:
-      e.protocol = ProtocolKind::WEBSOCKET;
-      break;
-    default:
-      return violation("an unknown protocol"), false;
-  }
-  switch (event.getDirection()) {
-    case schema::ProtocolEvent::Direction::REQUEST:
-      e.direction = ProtocolDirection::REQUEST;
-      break;
-    case schema::ProtocolEvent::Direction::RESPONSE:
-      e.direction = ProtocolDirection::RESPONSE;
-      break;
-    case schema::ProtocolEvent::Direction::RECEIVED:
-      e.direction = ProtocolDirection::RECEIVED;
-      break;
-    case schema::ProtocolEvent::Direction::SENT:
-      e.direction = ProtocolDirection::SENT;
-      break;
-    default:
-      return violation("an unknown direction"), false;
-  }
-  switch (event.getOutcome()) {
-    case schema::ProtocolEvent::Outcome::MATCHED:
-      e.outcome = ProtocolOutcome::MATCHED;
-      break;
-    case schema::ProtocolEvent::Outcome::UNMATCHED:
-      e.outcome = ProtocolOutcome::UNMATCHED;
-      break;
-    case schema::ProtocolEvent::Outcome::SCRIPT_EXHAUSTED:
-      e.outcome = ProtocolOutcome::SCRIPT_EXHAUSTED;
-      break;
-    case schema::ProtocolEvent::Outcome::DISCONNECTED:
-      e.outcome = ProtocolOutcome::DISCONNECTED;
-      break;
-    default:
-      return violation("an unknown outcome"), false;
-  }
-  auto data = event.getData();
-  e.data.assign(reinterpret_cast<const char*>(data.begin()), data.size());
-  if (!evidence::isValidUtf8(e.data)) return violation("data that is not UTF-8"), false;
-  if (e.data.size() > std::max<uint64_t>(launch.protocolBodyBytes, MAX_PLAN_TEXT_BYTES)) {
-    return violation("data larger than any body or message"), false;
-  }
-  std::string path = textOf(event.getPath());
-  bool http = e.protocol == ProtocolKind::HTTP;
-  if (http) {
-    if (!event.getMethod().isValue()) return violation("an HTTP event without a method"), false;
-    std::string method = textOf(event.getMethod().getValue());
-    if (method.empty() || method.size() > 32 || !evidence::isValidUtf8(method)) {
-      return violation("an impossible method"), false;
-    }
-    if (path.empty() || path.size() > MAX_PATH_BYTES || !evidence::isValidUtf8(path)) {
-      return violation("an impossible path"), false;
-    }
-    if (e.direction != ProtocolDirection::REQUEST && e.direction != ProtocolDirection::RESPONSE) {
-      return violation("an HTTP event that is neither request nor response"), false;
-    }
-    if (e.direction == ProtocolDirection::REQUEST) {
-      if (e.outcome == ProtocolOutcome::DISCONNECTED) {
-        return violation("a disconnected request"), false;
-      }
-      // B §4.6.3: a request body never leaves the helper.
-      if (!e.data.empty() && e.data != "<redacted-request-body>" && e.data != "<body-over-limit>") {
-        return violation("request data that is not a placeholder"), false;
-      }
-      if (e.outcome == ProtocolOutcome::MATCHED) {
-        // B §5.4 rule 12: a matched request names a declared route.
-        bool declared = false;
-        for (const auto& [m, p] : launch.routes) {
-          declared = declared || (m == method && p == path);
-        }
-        if (!declared) return violation("a matched request on no declared route"), false;
-      }
-    } else if (e.outcome == ProtocolOutcome::UNMATCHED ||
-               e.outcome == ProtocolOutcome::SCRIPT_EXHAUSTED) {
-      return violation("a response with a request's outcome"), false;
-    }
-    e.method = kj::mv(method);
-  } else {
-    if (!event.getMethod().isNone()) return violation("a WebSocket event with a method"), false;
-    if (path != "/ws") return violation("a WebSocket event not on /ws"), false;
-    if (e.direction != ProtocolDirection::RECEIVED && e.direction != ProtocolDirection::SENT) {
-      return violation("a WebSocket event that is neither received nor sent"), false;
-    }
-    if (e.outcome == ProtocolOutcome::UNMATCHED ||
-        (e.direction == ProtocolDirection::RECEIVED && e.outcome != ProtocolOutcome::MATCHED)) {
-      return violation("a WebSocket outcome B §8.3 does not produce"), false;
-    }
-  }
-  e.path = kj::mv(path);
-  lastAtNs = e.atNs;
-  record.events.push_back(kj::mv(e));
-  return true;
+void ReplayLink::Impl::push(
+    kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams) {
+  if (record.fault) return;
+  std::string broken = stream->push(readParams, monotonicNowNs(), record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
-void ReplayLink::Impl::push(capnp::List<schema::ProtocolEvent>::Reader events) {
+void ReplayLink::Impl::done(
+    kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  if (record.streamDone) return violation("events after done");
-  if (events.size() > MAX_BATCH) return violation("a batch of more than 4096 events");
-  uint64_t nowNs = monotonicNowNs();
-  for (auto event : events) {
-    if (!acceptEvent(event, nowNs)) return;
-  }
-}
-
-void ReplayLink::Impl::done(schema::ReplaySummary::Reader summary) {
-  if (record.fault) return;
-  if (record.streamDone) return violation("done twice");
-  auto stream = summary.getStream();
-  if (stream.getTruncated() != (stream.getDroppedCount() > 0)) {
-    return violation("a summary whose truncated flag contradicts its count");
-  }
-  if (stream.getTruncated() && record.events.size() != launch.protocolEvents) {
-    return violation("events dropped before limits.protocol_events was reached");
-  }
-  auto diagnostics = summary.getDiagnostics();
-  if (diagnostics.size() > MAX_DIAGNOSTICS || summary.getDiagnosticCount() < diagnostics.size()) {
-    return violation("an impossible diagnostics list");
-  }
-  std::vector<ReplayDiagnosticNote> notes;
-  for (auto d : diagnostics) {
-    ReplayDiagnosticNote note{d.getAtNs(), textOf(d.getKind()), textOf(d.getDetail())};
-    if (!knownDiagnosticKind(note.kind) || !plainSentence(note.detail)) {
-      return violation("a diagnostic that is not one of the helper's own sentences");
-    }
-    notes.push_back(kj::mv(note));
-  }
-  record.streamDone = true;
-  record.droppedEvents = stream.getDroppedCount();
-  record.bodyOverLimit = summary.getBodyOverLimit();
-  record.connectionCap = summary.getConnectionCap();
-  record.diagnostics = kj::mv(notes);
-  record.diagnosticCount = summary.getDiagnosticCount();
+  std::string broken = stream->done(readParams, record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- ReplayLink ------------------------------------------------------------------------

@@ -6,9 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "schema/sampler.capnp.h"
 #include "supervisor/owned-cleanup.h"
-#include "supervisor/sampler-stream-check.h"
+#include "supervisor/sampler-batch.h"
 
 namespace rea::supervisor {
 
@@ -92,8 +91,8 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   bool cleanedUp() const { return finished; }
   Leftover leftover() const { return {cgroupPath(), plan.runToken, rootPid}; }
 
-  void push(capnp::List<schema::ProcessSample>::Reader samples);
-  void done(bool partial, uint32_t recordedCount);
+  void push(kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams);
+  void done(kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams);
   void sinkDropped();
 
  private:
@@ -107,7 +106,7 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   Step step = Step::NEW;
   bool shuttingDown = false;
   bool finished = false;  // cleanup() has produced its result: nothing is left to clean
-  std::optional<SampleStreamCheck> stream;  // checks the samples (set by prepare)
+  std::optional<SamplerStreamCheck> stream;  // the sample stream's checks (sampler-batch.h)
 
   kj::Maybe<kj::Own<HelperProcess>> process;
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
@@ -148,14 +147,13 @@ class SamplerLink::Impl::Sink final : public schema::SamplerSink::Server {
 
   kj::Promise<void> push(PushContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->push(context.getParams().getSamples());
+      i->push([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      auto params = context.getParams();
-      i->done(params.getPartial(), params.getRecordedCount());
+      i->done([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
@@ -200,8 +198,8 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   KJ_REQUIRE(step == Step::NEW, "SamplerLink::prepare called twice");
   step = Step::PREPARED;
   plan = kj::mv(planIn);
-  stream.emplace(plan.maxProcesses);
   KJ_REQUIRE(!plan.runToken.empty(), "a capture needs a run token");
+  stream.emplace(plan.maxProcesses);
   record.prepared = SamplerPrepared{false, "", "the sampler helper is not available"};
 
   KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() {
@@ -439,21 +437,18 @@ void SamplerLink::Impl::sinkDropped() {
   }
 }
 
-void SamplerLink::Impl::push(capnp::List<schema::ProcessSample>::Reader samples) {
+void SamplerLink::Impl::push(
+    kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->batch(samples.size(), record);
-  if (!broken.empty()) return violation(broken.c_str());
-  uint64_t nowNs = monotonicNowNs();
-  for (auto sample : samples) {
-    broken = stream->sample(sample, nowNs, record);
-    if (!broken.empty()) return violation(broken.c_str());
-  }
+  std::string broken = stream->push(readParams, monotonicNowNs(), record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
-void SamplerLink::Impl::done(bool partial, uint32_t recordedCount) {
+void SamplerLink::Impl::done(
+    kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->done(partial, recordedCount, record);
-  if (!broken.empty()) return violation(broken.c_str());
+  std::string broken = stream->done(readParams, record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- SamplerLink -------------------------------------------------------------------------

@@ -6,8 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "evidence/utf.h"
-#include "schema/shim.capnp.h"
+#include "supervisor/shim-batch.h"
 
 namespace rea::supervisor {
 
@@ -18,10 +17,6 @@ const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit befor
 // and nothing else would end the capture (A13: rea ends within its deadline).
 const kj::Duration START_DEADLINE = 5 * kj::SECONDS;
 const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
-const size_t MAX_BATCH = 4096;
-// A recorded call came from one request body of at most 64 KiB; decoding may turn each
-// ill-formed byte into U+FFFD (3 bytes), so its strings together stay below 3 × 64 KiB.
-const size_t MAX_CALL_TEXT_BYTES = 3 * 64 * 1024;
 
 uint64_t monotonicNowNs() {
   struct timespec ts;
@@ -75,8 +70,8 @@ class ShimLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   ShimRecord record;
 
-  void push(capnp::List<schema::ShimInvocation>::Reader events);
-  void done(schema::StreamSummary::Reader summary);
+  void push(kj::FunctionParam<schema::ShimSink::PushParams::Reader()> readParams);
+  void done(kj::FunctionParam<schema::ShimSink::DoneParams::Reader()> readParams);
   void sinkDropped();
 
  private:
@@ -98,14 +93,12 @@ class ShimLink::Impl final : private kj::TaskSet::ErrorHandler {
   bool finishCalled = false;
   bool shuttingDown = false;
   bool launchRefused = false;
-  uint64_t lastAtNs = 0;
-  std::vector<std::vector<uint32_t>> matchedCounts;  // [shim][route]
+  std::optional<ShimStreamCheck> stream;  // the invocation stream's checks (shim-batch.h)
 
   kj::TaskSet tasks;  // last: destroyed first
 
   HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
   kj::Promise<std::string> startHelper(ShimLaunch launch);
-  kj::Maybe<kj::StringPtr> check(schema::ShimInvocation::Reader event, ShimCall& call);
   void violation(kj::StringPtr what);
   void lose(std::string reason, bool kill);
   void helperEnded(const HelperEnd& end);
@@ -127,13 +120,13 @@ class ShimLink::Impl::Sink final : public schema::ShimSink::Server {
 
   kj::Promise<void> push(PushContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->push(context.getParams().getEvents());
+      i->push([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
   kj::Promise<void> done(DoneContext context) override {
     KJ_IF_MAYBE (i, impl) {
-      i->done(context.getParams().getSummary());
+      i->done([&]() { return context.getParams(); });
     }
     return kj::READY_NOW;
   }
@@ -163,9 +156,7 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   started = true;
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
-  lastAtNs = launch.t0Ns;
-  for (const auto& shim : launch.shims)
-    matchedCounts.emplace_back(shim.routes.size(), 0);
+  stream.emplace(launch);
 
   auto path = kj::str(helperDirectory.c_str(), "/rea-shim");
   process = HelperProcess::spawn(io, "shim", path, nullptr);
@@ -320,104 +311,16 @@ void ShimLink::Impl::sinkDropped() {
   }
 }
 
-kj::Maybe<kj::StringPtr> ShimLink::Impl::check(schema::ShimInvocation::Reader event,
-                                               ShimCall& call) {
-  // Returns what is wrong with `event`, or null; fills `call` and counts a match.
-  if (event.getSequence() != record.calls.size()) return "a sequence that is not contiguous"_kj;
-  if (record.calls.size() >= launch.protocolEventLimit) {
-    return "more events than the protocol-event limit"_kj;
-  }
-  call.sequence = event.getSequence();
-  call.atNs = event.getAtNs();
-  if (call.atNs < lastAtNs) return "timestamps go back in time"_kj;
-  if (call.atNs > monotonicNowNs()) return "a timestamp in the future"_kj;
-
-  size_t textBytes = 0;
-  auto take = [&textBytes](capnp::Text::Reader text, std::string& out) {
-    out.assign(text.begin(), text.size());
-    textBytes += out.size();
-    return evidence::isValidUtf8(out);
-  };
-  if (!take(event.getCommand(), call.command)) return "a command that is not UTF-8"_kj;
-  if (!take(event.getWorkingDirectory(), call.workingDirectory)) {
-    return "a working directory that is not UTF-8"_kj;
-  }
-  for (auto argument : event.getArguments()) {
-    call.arguments.emplace_back();
-    if (!take(argument, call.arguments.back())) return "an argument that is not UTF-8"_kj;
-    if (textBytes > MAX_CALL_TEXT_BYTES) break;
-  }
-  if (textBytes > MAX_CALL_TEXT_BYTES) return "a call larger than a 64 KiB request"_kj;
-
-  // The ledger's matching, repeated (B §7.3): the first shim of that name, then its first route
-  // with exactly these arguments.
-  std::optional<size_t> shimIndex, routeIndex;
-  for (size_t s = 0; s < launch.shims.size() && !shimIndex; ++s) {
-    if (launch.shims[s].name != call.command) continue;
-    shimIndex = s;
-    const auto& routes = launch.shims[s].routes;
-    for (size_t r = 0; r < routes.size(); ++r) {
-      if (routes[r].arguments == call.arguments) {
-        routeIndex = r;
-        break;
-      }
-    }
-  }
-  int32_t claimedRoute = event.getRouteIndex();
-  switch (event.getOutcome()) {
-    case schema::ShimInvocation::Outcome::UNMATCHED:
-      if (claimedRoute != -1) return "an unmatched call with a route"_kj;
-      if (routeIndex) return "an unmatched call that a route matches"_kj;
-      call.outcome = ShimCall::Outcome::UNMATCHED;
-      return nullptr;
-    case schema::ShimInvocation::Outcome::MATCHED:
-    case schema::ShimInvocation::Outcome::EXHAUSTED: {
-      if (!routeIndex || claimedRoute < 0 || size_t(claimedRoute) != *routeIndex) {
-        return "a route that is not the one the arguments match"_kj;
-      }
-      call.routeIndex = uint32_t(*routeIndex);
-      uint32_t& count = matchedCounts[*shimIndex][*routeIndex];
-      int maxCalls = launch.shims[*shimIndex].routes[*routeIndex].maxCalls;
-      if (event.getOutcome() == schema::ShimInvocation::Outcome::MATCHED) {
-        if (int(count) >= maxCalls) return "more matched calls than max_calls"_kj;
-        ++count;
-        call.outcome = ShimCall::Outcome::MATCHED;
-      } else {
-        if (int(count) < maxCalls) return "an exhausted route with calls left"_kj;
-        call.outcome = ShimCall::Outcome::EXHAUSTED;
-      }
-      return nullptr;
-    }
-  }
-  return "an unknown outcome"_kj;
+void ShimLink::Impl::push(kj::FunctionParam<schema::ShimSink::PushParams::Reader()> readParams) {
+  if (record.fault) return;
+  std::string broken = stream->push(readParams, monotonicNowNs(), record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
-void ShimLink::Impl::push(capnp::List<schema::ShimInvocation>::Reader events) {
+void ShimLink::Impl::done(kj::FunctionParam<schema::ShimSink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  if (record.streamDone) return violation("events after done");
-  if (events.size() > MAX_BATCH) return violation("a batch of more than 4096 events");
-  for (auto event : events) {
-    ShimCall call;
-    KJ_IF_MAYBE (problem, check(event, call)) {
-      return violation(*problem);
-    }
-    lastAtNs = call.atNs;
-    record.calls.push_back(kj::mv(call));
-  }
-}
-
-void ShimLink::Impl::done(schema::StreamSummary::Reader summary) {
-  if (record.fault) return;
-  if (record.streamDone) return violation("done twice");
-  if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
-    return violation("a summary whose truncated flag contradicts its count");
-  }
-  if (summary.getTruncated() && record.calls.size() != launch.protocolEventLimit) {
-    return violation("truncated before the protocol-event limit");
-  }
-  record.streamDone = true;
-  record.truncated = summary.getTruncated();
-  record.droppedCalls = summary.getDroppedCount();
+  std::string broken = stream->done(readParams, record);
+  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- ShimLink ---------------------------------------------------------------------------

@@ -65,6 +65,7 @@ struct Renderer::Impl final : private ControlSink {
   // The chunk being fed, so a sequence found by the scanner can cut it (onSequence).
   std::string_view chunk;
   size_t fedUpTo = 0;
+  bool dropping = false;  // inside a CSI cut for libvterm's sake (onOverlongSequence)
 
   Impl(int columns, int rows, int scrollback)
       : vt(vterm_new(rows, columns)),
@@ -97,7 +98,7 @@ struct Renderer::Impl final : private ControlSink {
     fedUpTo = 0;
     scanner.scan(bytes, *this);
     if (emulating) {
-      write(bytes.substr(fedUpTo));
+      if (!dropping) write(bytes.substr(fedUpTo));
       takeCompleteReplies(output, replies);
     }
   }
@@ -128,6 +129,22 @@ struct Renderer::Impl final : private ControlSink {
         write(clampedCursorMove(pos));
       }
     }
+  }
+
+  void onOverlongSequence(size_t at) override {
+    // libvterm 0.1.4 would write this separator's argument past its array (a heap overflow
+    // any target can trigger): cancel the sequence there, as CAN does, and keep the rest of it
+    // from libvterm. xterm would act on the first 16 parameters; such a sequence is no real
+    // program's output.
+    if (!emulating) return;
+    writeUpTo(at);
+    write("\x18");
+    dropping = true;
+  }
+
+  void onOverlongEnd(size_t end) override {
+    fedUpTo = end;
+    dropping = false;
   }
 
   void writeUpTo(size_t end) {

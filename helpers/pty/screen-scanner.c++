@@ -39,6 +39,7 @@ void ControlScanner::startCsi() {
   state = State::CSI;
   current.csi = true;
   paramStarted = false;
+  separators = 0;
 }
 
 void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
@@ -108,6 +109,11 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
       case State::CSI:
       case State::CSI_IGNORE: {
         unsigned char c = data[i++];
+        if (overlong && (c == ESC || c == CAN || c == SUB || (c >= 0x40 && c < 0x7f))) {
+          // The cut sequence ends here; an ESC is the start of the next one.
+          overlong = false;
+          sink.onOverlongEnd(c == ESC ? i - 1 : i);
+        }
         if (c == ESC) {
           startEscape();
         } else if (c == CAN || c == SUB) {
@@ -124,6 +130,12 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
             current.final = static_cast<char>(c);
             sink.onSequence(current, i);
           }
+        } else if ((c == ';' || c == ':') && !overlong &&
+                   ++separators >= ControlSequence::MAX_PARAMS) {
+          // Counted in an ignored CSI too: libvterm may still be collecting its arguments.
+          state = State::CSI_IGNORE;
+          overlong = true;
+          sink.onOverlongSequence(i - 1);
         } else if (state == State::CSI_IGNORE) {
           // swallow until the final byte
         } else if (c >= '0' && c <= '9') {

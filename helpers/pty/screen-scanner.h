@@ -48,6 +48,16 @@ class ControlSink {
  public:
   virtual void onSequence(const ControlSequence& sequence, size_t end) = 0;
   // `end` is the offset just past the sequence's final byte within the current scan() input.
+
+  virtual void onOverlongSequence(size_t at) { (void)at; }
+  // A CSI reached its 16th parameter separator (';' or ':') at offset `at`: libvterm 0.1.4
+  // stores every separated argument without a bound (CSI_ARGS_MAX is 16) and writes past its
+  // parser's array at this byte. The scanner ignores the rest of the sequence; the Renderer
+  // cancels it in libvterm (CAN) and must not feed it the bytes up to onOverlongEnd().
+
+  virtual void onOverlongEnd(size_t end) { (void)end; }
+  // The ignored sequence reported by onOverlongSequence ended: bytes from `end` on (the scan()
+  // input's offset) belong to what follows it (an ESC starting a new sequence stays there).
  protected:
   ~ControlSink() = default;
 };
@@ -62,6 +72,8 @@ class ControlScanner {
   State state = State::GROUND;
   ControlSequence current{};
   bool paramStarted = false;
+  int separators = 0;     // ';' and ':' in the current CSI (libvterm's argument index)
+  bool overlong = false;  // the current CSI was cut at its 16th separator (onOverlongSequence)
 
   void startEscape();
   void startCsi();

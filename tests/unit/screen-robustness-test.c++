@@ -112,5 +112,30 @@ TEST(ScreenRobustness, KeepsTheCursorOnTheTopRowWhenAShrinkScrollsItsRowAway) {
   EXPECT_EQ(frame.lines[1], "last ");
 }
 
+TEST(ScreenRobustness, CutsACsiWithMoreParametersThanLibvtermHoldsAndKeepsWhatFollows) {
+  // libvterm 0.1.4 stores every ';'-separated argument of a CSI without a bound and writes past
+  // its 16-entry array (a target printing `ESC [` and megabytes of ';' crashed rea-pty). The
+  // Renderer cancels such a sequence at its 16th separator and skips the rest of it, whether
+  // it arrives in one piece, in many, or ends with an ESC starting the next sequence.
+  std::string separators(100000, ';');
+  for (size_t piece : {size_t(0), size_t(1), size_t(7), size_t(4096)}) {
+    SCOPED_TRACE(piece);
+    Renderer renderer(20, 3, 0);
+    std::string input = "a\x1b[" + separators + "1:2:3mb\x1b[" + separators + "\x1b[2Cc" + "\x1b[" +
+                        std::string(15, ';') + "Hd";
+    if (piece == 0) {
+      renderer.feed(input);
+    } else {
+      for (size_t at = 0; at < input.size(); at += piece)
+        renderer.feed(input.substr(at, piece));
+    }
+    RenderedScreen frame = renderer.snapshot();
+    expectSaneFrame(frame, 20, 3);
+    // "a", "b" right after it, two columns skipped by the CUF after the cut sequence, "c"; then
+    // a CSI H with 16 (empty) parameters still homes the cursor: "d" overwrites "a".
+    EXPECT_EQ(frame.lines[0], "db  c               ");
+  }
+}
+
 }  // namespace
 }  // namespace rea::helper

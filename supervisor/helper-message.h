@@ -1,0 +1,27 @@
+#pragma once
+// Reading an untrusted helper's message: Cap'n Proto reads lazily, so a malformed pointer, an
+// out-of-bounds list or a message beyond the reader's traversal limit throws a kj exception at
+// the moment a field is read, in the middle of a link's checks. The links' stream checks
+// (pty-batch.h, sampler-batch.h, shim-batch.h, replay-batch.h, fswatch-batch.h) run their
+// reading inside checkedRead() so such a message is one more broken rule (the helper is
+// stopped and reported lost, A13) instead of an exception thrown back into the RPC system.
+//
+// Errors: none thrown; the broken rule is returned as text (empty when the message is fine).
+
+#include <kj/exception.h>
+#include <string>
+
+namespace rea::supervisor {
+
+template <typename Func>
+std::string checkedRead(Func&& check) {
+  // Runs `check` (returning the broken rule, "" when none); a kj exception becomes
+  // "a malformed message (<description>)".
+  std::string broken;
+  KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { broken = check(); })) {
+    return std::string("a malformed message (") + exception->getDescription().cStr() + ")";
+  }
+  return broken;
+}
+
+}  // namespace rea::supervisor

@@ -1,0 +1,105 @@
+#include "supervisor/sampler-batch.h"
+
+#include "supervisor/helper-message.h"
+#include "supervisor/owned-cleanup.h"
+
+namespace rea::supervisor {
+
+namespace {
+
+const size_t MAX_COMMAND_BYTES = 4 * 1024 * 1024;  // above any ARG_MAX cmdline
+const size_t MAX_BATCH = 4096;
+
+std::string textOf(capnp::Data::Reader data) {
+  return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
+}
+
+}  // namespace
+
+std::string SamplerStreamCheck::push(
+    kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams, uint64_t nowNs,
+    SamplerRecord& record) {
+  return checkedRead([&]() -> std::string {
+    auto params = readParams();
+    auto samples = params.getSamples();
+    if (record.streamDone) return "samples after done";
+    if (samples.size() > MAX_BATCH) return "a batch of more than 4096 samples";
+    for (auto sample : samples) {
+      uint64_t atNs = sample.getAtNs();
+      if (atNs < lastAtNs) return "sample times go back";
+      if (atNs > nowNs) return "a sample time in the future";
+      lastAtNs = atNs;
+      if (record.samples.size() >= maxProcesses) return "more samples than the limit";
+      RawProcessRow row;
+      row.atNs = atNs;
+      row.pid = sample.getPid();
+      row.parentPid = sample.getParentPid();
+      int32_t pgid = sample.getProcessGroupId();
+      int32_t sid = sample.getSessionId();
+      if (row.pid < 1 || row.parentPid < 0 || pgid < -1 || sid < -1) {
+        return "a process id out of range";
+      }
+      if (pgid >= 0) row.processGroupId = pgid;
+      if (sid >= 0) row.sessionId = sid;
+      auto command = sample.getCommand();
+      if (command.size() > MAX_COMMAND_BYTES) return "a command longer than any cmdline";
+      row.command.assign(reinterpret_cast<const char*>(command.begin()), command.size());
+      record.samples.push_back(kj::mv(row));
+    }
+    return {};
+  });
+}
+
+std::string SamplerStreamCheck::done(
+    kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams,
+    SamplerRecord& record) {
+  return checkedRead([&]() -> std::string {
+    auto params = readParams();
+    if (record.streamDone) return "done twice";
+    if (params.getRecordedCount() != record.samples.size()) return "done with a wrong sample count";
+    record.streamDone = true;
+    record.partial = params.getPartial();
+    return {};
+  });
+}
+
+std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const SamplerPlan& plan,
+                         SamplerPrepared& out) {
+  out = SamplerPrepared();
+  out.exact = in.getMode() == schema::ObservationMode::EXACT;
+  out.cgroupPath = textOf(in.getCgroupPath());
+  out.sampledReason = in.getSampledReason();
+  if (!out.cgroupPath.empty() && !isCaptureCgroupPath(out.cgroupPath, plan.runToken)) {
+    return "a cgroup path that is not the capture's";
+  }
+  if (out.exact && out.cgroupPath.empty()) return "exact mode without a capture cgroup";
+  if (out.exact && plan.forceSampled) return "exact mode although sampling was forced";
+  if (in.getMode() != schema::ObservationMode::EXACT &&
+      in.getMode() != schema::ObservationMode::SAMPLED) {
+    return "an unknown observation mode";
+  }
+  if (out.exact) out.sampledReason.clear();
+  return {};
+}
+
+std::string settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out) {
+  switch (in.getState()) {
+    case schema::Settlement::State::QUIESCED:
+      out.state = SamplerSettlement::State::QUIESCED;
+      break;
+    case schema::Settlement::State::ALIVE_AT_DEADLINE:
+      out.state = SamplerSettlement::State::ALIVE_AT_DEADLINE;
+      break;
+    case schema::Settlement::State::UNVERIFIABLE:
+      out.state = SamplerSettlement::State::UNVERIFIABLE;
+      break;
+    default:
+      return "an unknown settlement state";
+  }
+  out.elapsedMs = in.getElapsedMs();
+  if (out.elapsedMs < 0) return "a negative settlement time";
+  out.problem = in.getProblem();
+  return {};
+}
+
+}  // namespace rea::supervisor
