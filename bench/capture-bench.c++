@@ -42,6 +42,11 @@ int main(int argc, char** argv) {
   std::string seqScenario = writeScenario(
       "seq", R"({"approved":true,"executable":"/usr/bin/seq","arguments":["1","1000000"],)"
              R"("working_directory":"/tmp","limits":{"output_bytes":10000000,"frames":100000}})");
+  // Issue "Terminal renderer": 10 MB of seq output (9,992,904 bytes, just under the largest
+  // output_bytes limit) within 2x script's time.
+  std::string seq10Scenario = writeScenario(
+      "seq10", R"({"approved":true,"executable":"/usr/bin/seq","arguments":["1","1388000"],)"
+               R"("working_directory":"/tmp","limits":{"output_bytes":10000000,"frames":100000}})");
 
   struct Row {
     const char* name;
@@ -55,6 +60,9 @@ int main(int argc, char** argv) {
       {"seq 1 1000000",
        {rea, "capture-process", seqScenario},
        {"/usr/bin/script", "-q", "-c", "/usr/bin/seq 1 1000000", "/dev/null"}},
+      {"seq 1 1388000 (10 MB)",
+       {rea, "capture-process", seq10Scenario},
+       {"/usr/bin/script", "-q", "-c", "/usr/bin/seq 1 1388000", "/dev/null"}},
   };
   std::printf(
       "| capture of | rea ms | script ms | ratio | rea peak RSS (all processes) | script peak RSS "
