@@ -20,14 +20,6 @@
 
 namespace rea::supervisor {
 
-std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const SamplerPlan& plan,
-                         SamplerPrepared& out);
-// The answer to prepare: a known mode, exact only with the capture's own cgroup and when
-// sampling was not forced.
-
-std::string settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out);
-// The answer to settle: a known state, a time that is not negative.
-
 class SamplerStreamCheck {
  public:
   explicit SamplerStreamCheck(uint32_t maxProcesses) : maxProcesses(maxProcesses) {}

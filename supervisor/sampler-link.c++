@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "supervisor/owned-cleanup.h"
+#include "supervisor/sampler-answers.h"
 #include "supervisor/sampler-batch.h"
 
 namespace rea::supervisor {
