@@ -160,13 +160,6 @@ namespace {
 
 class PlainFileIo final : public FileIo {
  public:
-  size_t statBatchSize() const override { return 1; }
-
-  void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) override {
-    for (size_t i = 0; i < count; ++i)
-      out[i] = lstatAt(dirFd, names[i].c_str());
-  }
-
   HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t,
                    const SnapshotHooks& hooks) override {
     return hashWithSyscalls(jobs[index], buffer, hooks);
