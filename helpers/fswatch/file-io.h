@@ -30,7 +30,6 @@ struct EntryStat {
 };
 
 EntryStat entryStatFrom(const struct stat& st);
-EntryStat entryStatFrom(const struct statx& stx);
 EntryStat lstatAt(int dirFd, const char* name);
 // fstatat(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT): lstat relative to an open directory.
 EntryStat fstatFd(int fd);
