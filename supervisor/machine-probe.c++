@@ -167,7 +167,7 @@ ProbeResult probeIoUring() {
     io_uring_queue_exit(&ring);
     r.available = true;
     r.detail = "io_uring_queue_init works";
-    r.effect = "filesystem snapshots may batch statx/openat/read";
+    r.effect = "filesystem snapshots may batch openat/read/close";
   } else {
     r.detail = "io_uring unavailable: " + errnoText(-rc);
     r.effect = "filesystem snapshots use plain system calls";

@@ -1,7 +1,6 @@
 #include "helpers/fswatch/file-io.h"
 
 #include <fcntl.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,17 +20,6 @@ EntryStat entryStatFrom(const struct stat& st) {
   out.ino = st.st_ino;
   out.mtimeSec = st.st_mtim.tv_sec;
   out.mtimeNsec = st.st_mtim.tv_nsec;
-  return out;
-}
-
-EntryStat entryStatFrom(const struct statx& stx) {
-  EntryStat out;
-  out.mode = stx.stx_mode;
-  out.size = static_cast<int64_t>(stx.stx_size);
-  out.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-  out.ino = stx.stx_ino;
-  out.mtimeSec = stx.stx_mtime.tv_sec;
-  out.mtimeNsec = stx.stx_mtime.tv_nsec;
   return out;
 }
 
@@ -160,13 +148,6 @@ namespace {
 
 class PlainFileIo final : public FileIo {
  public:
-  size_t statBatchSize() const override { return 1; }
-
-  void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) override {
-    for (size_t i = 0; i < count; ++i)
-      out[i] = lstatAt(dirFd, names[i].c_str());
-  }
-
   HashOutcome hash(const std::vector<HashJob>& jobs, size_t index, uint64_t,
                    const SnapshotHooks& hooks) override {
     return hashWithSyscalls(jobs[index], buffer, hooks);

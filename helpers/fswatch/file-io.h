@@ -1,8 +1,8 @@
 #pragma once
 // Internal to helpers/fswatch: the I/O a snapshot needs, behind one interface with two
 // implementations (plain syscalls in file-io.c++, io_uring in uring-io.c++). The walk (walk.c++)
-// decides *what* to read in which order and owns every rule of SPEC B §6.9; a FileIo only
-// answers "lstat these names" and "hash this file if it is still the one lstat saw".
+// decides *what* to read in which order, lstat's every entry itself and owns every rule of SPEC
+// B §6.9; a FileIo only answers "hash this file if it is still the one lstat saw".
 //
 // Errors: per-item errors are returned as errno values / HashOutcome::FAILED; a FileIo throws
 // kj::Exception only when its own machinery breaks (an io_uring_enter failure).
@@ -30,7 +30,6 @@ struct EntryStat {
 };
 
 EntryStat entryStatFrom(const struct stat& st);
-EntryStat entryStatFrom(const struct statx& stx);
 EntryStat lstatAt(int dirFd, const char* name);
 // fstatat(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT): lstat relative to an open directory.
 EntryStat fstatFd(int fd);
@@ -80,12 +79,6 @@ bool openedUnchanged(const EntryStat& walked, const EntryStat& opened);
 class FileIo {
  public:
   virtual ~FileIo() noexcept(false) = default;
-
-  virtual size_t statBatchSize() const = 0;
-  // How many names lstatChildren() likes to receive at once (the walk asks ahead that far).
-
-  virtual void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) = 0;
-  // out[i] := lstat of names[i] relative to dirFd, for i < count.
 
   virtual void startSnapshot() {}
   // Forgets everything about the previous snapshot's jobs (a FileIo serves many snapshots).

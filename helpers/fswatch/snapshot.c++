@@ -32,9 +32,8 @@ bool uringAvailable() {
 
 namespace {
 
-// `auto` thresholds (bench/README.md): below them a ring's set-up cost outweighs its gain.
-constexpr size_t AUTO_URING_WALK_ENTRIES = 256;  // walk: statx batches from this entry on
-constexpr size_t AUTO_URING_HASH_FILES = 256;    // hashing: this many small files
+// `auto` threshold (bench/README.md): below it a ring's set-up cost outweighs its gain.
+constexpr size_t AUTO_URING_HASH_FILES = 256;  // small files to hash
 
 bool hashingWorthARing(const std::vector<HashJob>& jobs) {
   size_t small = 0;
@@ -68,29 +67,15 @@ FileIo* Snapshotter::uringIo() {
 
 SnapshotResult Snapshotter::take(const std::vector<std::string>& roots,
                                  const SnapshotLimits& limits, const SnapshotHooks& hooks) {
-  // `auto`: a ring set up by an earlier snapshot costs nothing more and wins on every tree;
-  // without one, only a tree that proves large pays for setting one up.
-  bool ringReady = uring != nullptr;
-  bool usedUring = false;
-  auto ioFor = [&](size_t entriesRecorded) -> FileIo& {
-    bool wanted = backend == SnapshotBackend::URING ||
-                  (backend == SnapshotBackend::AUTO &&
-                   (ringReady || entriesRecorded >= AUTO_URING_WALK_ENTRIES));
-    if (wanted) {
-      if (FileIo* io = uringIo()) {
-        usedUring = true;
-        return *io;
-      }
-    }
-    return plainIo();
-  };
-  WalkResult walk = walkRoots(roots, limits, hooks, ioFor);
+  WalkResult walk = walkRoots(roots, limits, hooks);
   if (walk.failure && walk.failure->operation == "cancelled") return std::move(*walk.failure);
 
+  // `auto`: a ring set up by an earlier snapshot costs nothing more and wins on every tree;
+  // without one, only a tree with many small files pays for setting one up.
   FileIo* io = &plainIo();
+  bool usedUring = false;
   if (backend == SnapshotBackend::URING ||
-      (backend == SnapshotBackend::AUTO &&
-       (ringReady || uring != nullptr || hashingWorthARing(walk.jobs)))) {
+      (backend == SnapshotBackend::AUTO && (uring != nullptr || hashingWorthARing(walk.jobs)))) {
     if (FileIo* ring = uringIo()) {
       io = ring;
       usedUring = true;

@@ -5,9 +5,9 @@
 // byte budget allows. It only reads: no write, no chmod, nothing outside the roots' trees except
 // the lexical (string-only) resolution of symlink targets.
 //
-// Two I/O backends give identical results: plain syscalls, and io_uring batches (statx of a
-// directory's children, openat/fstat/read/close of many small files per submission, and reading
-// the next block of a large file while the current one is hashed).
+// Two I/O backends give identical results: plain syscalls, and io_uring batches (openat, read
+// and close of many small files per submission, and reading the next block of a large file while
+// the current one is hashed; lstat and fstat stay plain calls in both).
 //
 // Errors: races are results, not errors: an entry that vanishes after its directory was read is
 // skipped; one that changes identity or content while being read is recorded without its hash
@@ -34,8 +34,8 @@ struct SnapshotLimits {
 
 enum class SnapshotBackend {
   AUTO,   // what measured fastest (bench/README.md): plain syscalls for small trees (a ring
-          // costs milliseconds to set up); io_uring batches for the lstat/open/read of many
-          // small files once a tree proves large, or whenever the Snapshotter already has a
+          // costs milliseconds to set up); io_uring batches for the open/read/close of many
+          // small files (256 or more in a snapshot), or whenever the Snapshotter already has a
           // ring; plain read() for files over 256 KiB
   PLAIN,  // plain syscalls only
   URING,  // io_uring for everything, large files included; plain when no ring can be set up

@@ -1,6 +1,6 @@
-// The io_uring FileIo. A snapshot of many small files costs a few syscalls per file with plain
-// calls (lstat, open, fstat, read, fstat, close), and a syscall costs microseconds on this kind
-// of VM; here one io_uring_enter carries a whole batch of them. Large files are streamed with
+// The io_uring FileIo. Hashing a small file costs five syscalls with plain calls (open, fstat,
+// read, fstat, close), and a syscall costs microseconds on this kind of VM; here one
+// io_uring_enter carries the opens, reads or closes of a whole batch. Large files are streamed with
 // the next block's read running in an io-wq worker while the current block is hashed.
 
 #include <fcntl.h>
@@ -21,8 +21,7 @@ namespace rea::helper {
 namespace {
 
 constexpr unsigned RING_ENTRIES = 256;
-constexpr size_t STAT_BATCH = 128;         // statx per submission during the walk
-constexpr size_t BATCH_FILES = 64;         // small files per hash batch (2 SQEs each)
+constexpr size_t BATCH_FILES = 128;        // small files per hash batch (measured best)
 constexpr size_t BATCH_SCAN = 4096;        // how far a batch plan looks ahead
 constexpr uint64_t BATCH_BYTES = 8 << 20;  // buffer bytes of one batch
 constexpr size_t STREAM_BLOCK = 1 << 20;   // read size for large files
@@ -44,40 +43,19 @@ class UringFileIo final : public FileIo {
   bool init() {
     if (io_uring_queue_init(RING_ENTRIES, &ring, IORING_SETUP_R_DISABLED) != 0) return false;
     initialised = true;
-    io_uring_restriction allowed[6] = {};
+    io_uring_restriction allowed[5] = {};
     int count = 0;
-    for (int op : {IORING_OP_STATX, IORING_OP_OPENAT, IORING_OP_READ, IORING_OP_CLOSE}) {
+    for (int op : {IORING_OP_OPENAT, IORING_OP_READ, IORING_OP_CLOSE}) {
       if (op == IORING_OP_OPENAT && !ringOpens) continue;
       allowed[count].opcode = IORING_RESTRICTION_SQE_OP;
       allowed[count++].sqe_op = static_cast<__u8>(op);
     }
     allowed[count].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
-    allowed[count++].sqe_flags = IOSQE_IO_HARDLINK | IOSQE_ASYNC;
+    allowed[count++].sqe_flags = IOSQE_ASYNC;
     // Debian's liburing 2.3 declares io_uring_register_restrictions/io_uring_enable_rings but
     // does not export them; the raw register call does the same.
     return io_uring_register(ring.ring_fd, IORING_REGISTER_RESTRICTIONS, allowed, count) >= 0 &&
            io_uring_register(ring.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) >= 0;
-  }
-
-  size_t statBatchSize() const override { return STAT_BATCH; }
-
-  void lstatChildren(int dirFd, const std::string* names, size_t count, EntryStat* out) override {
-    KJ_REQUIRE(count <= STAT_BATCH, count);
-    statxBuffers.resize(count);
-    for (size_t i = 0; i < count; ++i) {
-      io_uring_sqe* sqe = nextSqe();
-      io_uring_prep_statx(sqe, dirFd, names[i].c_str(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-                          STATX_BASIC_STATS, &statxBuffers[i]);
-      sqe->user_data = i;
-    }
-    complete(count, [&](uint64_t i, int result) {
-      if (result < 0) {
-        out[i] = EntryStat();
-        out[i].error = -result;
-      } else {
-        out[i] = entryStatFrom(statxBuffers[i]);
-      }
-    });
   }
 
   void startSnapshot() override { ready.clear(); }
@@ -104,20 +82,17 @@ class UringFileIo final : public FileIo {
   const bool ringOpens;  // OPENAT is one of the ring's operations (RingOpen::ALLOWED)
   io_uring ring;
   bool initialised = false;
-  std::vector<struct statx> statxBuffers;
 
-  // One small file of a batch, through the four rounds of hashBatch().
+  // One small file of a batch, through the rounds of hashBatch().
   struct Slot {
     size_t job = 0;
     size_t offset = 0;  // of its bytes in `arena`
     int fd = -1;
     int openResult = -ECANCELED;
-    int firstResult = -ECANCELED;
     int readResult = -ECANCELED;
-    int lastResult = -ECANCELED;
     bool verified = false;  // the first fstat matched the walk's lstat
-    struct statx first;
-    struct statx last;
+    EntryStat first;        // fstat after the open
+    EntryStat last;         // fstat after the read
   };
   std::vector<Slot> slots;
   std::vector<char> arena;
@@ -173,10 +148,10 @@ class UringFileIo final : public FileIo {
     return batch;
   }
 
-  // Four submissions for the whole batch: open all; fstat all; read the verified ones whole
-  // (one byte more than the size, to see growth); fstat again and close. Nothing is read from a
-  // file before its fstat proved it is still the regular file the walk saw. Without OPENAT on
-  // the ring the opens are plain openat calls and the other three rounds stay batched.
+  // Three submissions for the whole batch: open all; (fstat each) read the verified ones whole,
+  // one byte more than the size, to see growth; (fstat each again) close all. Nothing is read
+  // from a file before its fstat proved it is still the regular file the walk saw. Without
+  // OPENAT on the ring the opens are plain openat calls and the other two rounds stay batched.
   void hashBatch(const std::vector<HashJob>& jobs, const std::vector<size_t>& batch,
                  const SnapshotHooks& hooks) {
     slots.assign(batch.size(), Slot());
@@ -204,22 +179,19 @@ class UringFileIo final : public FileIo {
         opened(k, openForHash(jobs[slots[k].job]));
     }
 
+    // fstat with plain calls: the kernel runs every IORING_OP_STATX in an io-wq worker thread,
+    // and on an idle machine waking workers and the waiting thread cost more than it saved
+    // (bench/README.md). open, read and close complete inline, in the io_uring_enter.
+    for (Slot& slot : slots) {
+      if (slot.fd >= 0) slot.first = fstatFd(slot.fd);
+    }
+
     size_t expected = 0;
     for (size_t k = 0; k < slots.size(); ++k) {
-      if (slots[k].fd < 0) continue;
-      io_uring_sqe* sqe = nextSqe();
-      io_uring_prep_statx(sqe, slots[k].fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &slots[k].first);
-      sqe->user_data = k;
-      ++expected;
-    }
-    complete(expected, [&](uint64_t k, int result) { slots[k].firstResult = result; });
-
-    expected = 0;
-    for (size_t k = 0; k < slots.size(); ++k) {
       Slot& slot = slots[k];
-      if (slot.fd < 0 || slot.firstResult < 0) continue;
+      if (slot.fd < 0 || slot.first.error != 0) continue;
       const HashJob& job = jobs[slot.job];
-      slot.verified = openedUnchanged(job.stat, entryStatFrom(slot.first));
+      slot.verified = openedUnchanged(job.stat, slot.first);
       if (!slot.verified) continue;
       io_uring_sqe* sqe = nextSqe();
       io_uring_prep_read(sqe, slot.fd, arena.data() + slot.offset,
@@ -234,27 +206,18 @@ class UringFileIo final : public FileIo {
       }
     }
 
-    // The second fstat is hard-linked to the close so the close runs whatever the fstat says.
     expected = 0;
     for (size_t k = 0; k < slots.size(); ++k) {
       Slot& slot = slots[k];
       if (slot.fd < 0) continue;
-      if (slot.verified && slot.readResult >= 0) {
-        io_uring_sqe* sqe = nextSqe();
-        io_uring_prep_statx(sqe, slot.fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &slot.last);
-        sqe->flags |= IOSQE_IO_HARDLINK;
-        sqe->user_data = k * 2;
-        ++expected;
-      }
+      if (slot.verified && slot.readResult >= 0) slot.last = fstatFd(slot.fd);
       io_uring_sqe* sqe = nextSqe();
       io_uring_prep_close(sqe, slot.fd);
-      sqe->user_data = k * 2 + 1;
+      sqe->user_data = k;
       ++expected;
     }
-    complete(expected, [&](uint64_t data, int result) {
-      // A failed close still releases the descriptor; nothing was written, nothing is lost.
-      if (data % 2 == 0) slots[data / 2].lastResult = result;
-    });
+    // A failed close still releases the descriptor; nothing was written, nothing is lost.
+    complete(expected, [](uint64_t, int) {});
 
     for (const Slot& slot : slots)
       ready[slot.job] = evaluate(jobs[slot.job], slot, hooks);
@@ -267,7 +230,7 @@ class UringFileIo final : public FileIo {
       int error = -slot.openResult;
       return isRaceErrno(error) ? HashOutcome::unstable() : HashOutcome::failed("open", error);
     }
-    if (slot.firstResult < 0) return HashOutcome::failed("fstat", -slot.firstResult);
+    if (slot.first.error != 0) return HashOutcome::failed("fstat", slot.first.error);
     if (!slot.verified) return HashOutcome::unstable();
     if (slot.readResult < 0) return HashOutcome::failed("read", -slot.readResult);
     auto size = static_cast<uint64_t>(job.stat.size);
@@ -275,8 +238,8 @@ class UringFileIo final : public FileIo {
     if (got > size) return HashOutcome::unstable();  // grew since fstat
     // A short read is not proof of a shrunk file: read it again the plain way, which loops.
     if (got < size) return hashWithSyscalls(job, fallbackBuffer, hooks);
-    if (slot.lastResult < 0) return HashOutcome::failed("fstat", -slot.lastResult);
-    if (!sameSizeAndMtime(entryStatFrom(slot.first), entryStatFrom(slot.last))) {
+    if (slot.last.error != 0) return HashOutcome::failed("fstat", slot.last.error);
+    if (!sameSizeAndMtime(slot.first, slot.last)) {
       return HashOutcome::unstable();
     }
     return HashOutcome::hashed(

@@ -28,9 +28,8 @@ struct Place {
 
 class Walker {
  public:
-  Walker(const SnapshotLimits& limits, const SnapshotHooks& hooks,
-         const std::function<FileIo&(size_t)>& ioFor, WalkResult& out)
-      : limits(limits), hooks(hooks), ioFor(ioFor), out(out) {}
+  Walker(const SnapshotLimits& limits, const SnapshotHooks& hooks, WalkResult& out)
+      : limits(limits), hooks(hooks), out(out) {}
 
   void walkRoot(size_t index, const std::string& root) {
     if (stopped()) return;
@@ -47,7 +46,6 @@ class Walker {
  private:
   const SnapshotLimits& limits;
   const SnapshotHooks& hooks;
-  const std::function<FileIo&(size_t)>& ioFor;
   WalkResult& out;
   std::string alias;           // "root_<i>:"
   std::string rootNormalized;  // for symlink containment
@@ -164,23 +162,12 @@ class Walker {
       return evidence::comparePaths(a, b) < 0;
     });
 
-    // Children are lstat'ed a batch ahead (io_uring submits the batch at once), but only as far
-    // as the entry budget can still record them.
-    FileIo& io = ioFor(out.entries.size());
-    std::vector<EntryStat> stats(names.size());
-    size_t fetched = 0;
     for (size_t k = 0; k < names.size(); ++k) {
       if (stopped()) return;
       Place child{fd, names[k].c_str(), childFsPath(place.fsPath, names[k]),
                   place.rel == "." ? names[k] : place.rel + "/" + names[k]};
       if (!admit(child, depth + 1)) continue;
-      if (k >= fetched) {
-        size_t count = std::min<uint64_t>(
-            {io.statBatchSize(), names.size() - k, limits.files - out.entries.size()});
-        io.lstatChildren(fd, &names[k], count, &stats[k]);
-        fetched = k + count;
-      }
-      const EntryStat& childStat = stats[k];
+      EntryStat childStat = lstatAt(fd, names[k].c_str());
       if (childStat.error == ENOENT) continue;  // vanished since readdir: silently absent
       if (childStat.error != 0) return fail(child, "lstat", childStat.error);
       visit(child, depth + 1, childStat);
@@ -218,10 +205,9 @@ class Walker {
 }  // namespace
 
 WalkResult walkRoots(const std::vector<std::string>& roots, const SnapshotLimits& limits,
-                     const SnapshotHooks& hooks,
-                     const std::function<FileIo&(size_t entriesRecorded)>& ioFor) {
+                     const SnapshotHooks& hooks) {
   WalkResult result;
-  Walker walker(limits, hooks, ioFor, result);
+  Walker walker(limits, hooks, result);
   for (size_t i = 0; i < roots.size(); ++i)
     walker.walkRoot(i, roots[i]);
   return result;

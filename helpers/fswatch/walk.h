@@ -9,7 +9,6 @@
 // WalkResult::failure; everything recorded before it stays, so that a hash failure of an earlier
 // file can still be reported first.
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,9 +26,8 @@ struct WalkResult {
 };
 
 WalkResult walkRoots(const std::vector<std::string>& roots, const SnapshotLimits& limits,
-                     const SnapshotHooks& hooks,
-                     const std::function<FileIo&(size_t entriesRecorded)>& ioFor);
-// `ioFor` picks the FileIo for each directory's lstat batches, given how many entries the walk
-// has recorded so far (`auto` moves from plain syscalls to io_uring once a tree proves large).
+                     const SnapshotHooks& hooks);
+// lstat's with plain calls whatever the backend: io_uring would run each STATX in an io-wq
+// worker thread, which measured slower on an idle machine (bench/README.md).
 
 }  // namespace rea::helper
