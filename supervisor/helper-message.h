@@ -16,10 +16,10 @@ namespace rea::supervisor {
 template <typename Func>
 std::string checkedRead(Func&& check) {
   // Runs `check` (returning the broken rule, "" when none); a kj exception becomes
-  // "a malformed message (<description>)".
+  // "an unreadable message (<description>)" (the link wraps it: "sent a malformed message (…)").
   std::string broken;
   KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { broken = check(); })) {
-    return std::string("a malformed message (") + exception->getDescription().cStr() + ")";
+    return std::string("an unreadable message (") + exception->getDescription().cStr() + ")";
   }
   return broken;
 }

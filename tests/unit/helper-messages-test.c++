@@ -360,7 +360,7 @@ TEST(HelperMessages, MalformedMessagesAreRefusedNotThrown) {
     DriveResult result = drive(input);
     EXPECT_FALSE(result.framingError);
     EXPECT_EQ(result.accepted, 0u);
-    EXPECT_EQ(result.broken.rfind("a malformed message (", 0), 0u) << result.broken;
+    EXPECT_EQ(result.broken.rfind("an unreadable message (", 0), 0u) << result.broken;
   }
 }
 
