@@ -1,5 +1,5 @@
 #pragma once
-// SHA-256 through OpenSSL EVP (SHA-NI makes it ~1.8 GB/s here): file hashes, the executable
+// SHA-256 through OpenSSL (SHA-NI makes it ~1.8 GB/s here): file hashes, the executable
 // hash, commitments and Evidence ids all use it.
 //
 // Errors: throws std::runtime_error if OpenSSL cannot provide SHA-256 (a broken install).

@@ -155,13 +155,15 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
   s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), s.ptyObservers);
   return replayReady
       .then([&s, &io]() {
+        // The sampler first (A8): the target must be born inside its capture cgroup, so its
+        // prepare is the critical path of the start.
+        s.sampler = kj::heap<SamplerLink>(io);
+        SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
+        auto prepared = s.sampler->prepare(kj::mv(plan));
         // The pty helper starts up while the sampler prepares: its exec and bootstrap overlap
         // the prepare; it creates the PTY only when start() sends the launch (after T0).
         s.pty->spawnEarly();
-        // The sampler next (A8): the target must be born inside its capture cgroup.
-        s.sampler = kj::heap<SamplerLink>(io);
-        SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
-        return s.sampler->prepare(kj::mv(plan));
+        return prepared;
       })
       .then([&s, &io](SamplerPrepared prepared) {
         TargetEnvironmentInputs inputs;

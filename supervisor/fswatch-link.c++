@@ -205,7 +205,7 @@ class FswatchLink::Impl {
     bootstrap = nullptr;
     rpc = nullptr;
     network = nullptr;
-    connection = nullptr;
+    hangUp(process, connection);
     KJ_IF_MAYBE (p, process) {
       return ((fault != nullptr) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
           .then([this](HelperEnd end) {

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <kj/debug.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <memory>
 
 namespace rea::supervisor {
 
@@ -32,16 +36,22 @@ void writeAll(int fd, const char* text, size_t size) {
 }
 
 struct ChildPlan {
-  // Built before fork: the child makes only async-signal-safe calls.
+  // Built before the clone: the child shares our memory until it execs (CLONE_VM|CLONE_VFORK),
+  // so it only reads this and makes raw system calls; it writes nothing of ours but errno.
   std::vector<std::string> argvStore;
   std::vector<std::string> envStore;
   std::vector<char*> argv;
   std::vector<char*> envp;
   std::string execFailure;  // "rea: cannot execute helper <path>: "
   pid_t parent;
+  int socket;
+  int errWrite;
 };
 
-[[noreturn]] void runChild(const ChildPlan& plan, int socket, int errWrite) {
+// Not instrumented by AddressSanitizer: its stack poisoning would write shadow memory we share.
+[[noreturn]] __attribute__((no_sanitize_address)) void runChild(const ChildPlan& plan) {
+  int socket = plan.socket;
+  int errWrite = plan.errWrite;
   // Move both fds above the target slots first, so no dup2 below overwrites the other.
   int sock = fcntl(socket, F_DUPFD_CLOEXEC, 10);
   int err = fcntl(errWrite, F_DUPFD_CLOEXEC, 10);
@@ -53,11 +63,20 @@ struct ChildPlan {
   }
   syscall(SYS_close_range, unsigned(RPC_FD + 1), ~0u, 0u);
 
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int signal = 1; signal < NSIG; ++signal)
-    ::signal(signal, SIG_DFL);
+  // Every signal arrives blocked (see spawnChild): default dispositions first, so that no
+  // handler of ours can run on our shared memory, then nothing blocked for the helper.
+  // Raw system calls: a libc or sanitizer wrapper might keep state in the memory we share.
+  struct {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    uint64_t mask;
+  } defaultAction = {SIG_DFL, 0, nullptr, 0};
+  for (int signal = 1; signal < NSIG; ++signal) {
+    syscall(SYS_rt_sigaction, signal, &defaultAction, nullptr, sizeof(uint64_t));
+  }
+  uint64_t none = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof(uint64_t));
 
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != plan.parent) _exit(127);  // the supervisor died before the line above
@@ -69,6 +88,29 @@ struct ChildPlan {
   if (description != nullptr) writeAll(STDERR_FILENO, description, strlen(description));
   writeAll(STDERR_FILENO, "\n", 1);
   _exit(127);
+}
+
+__attribute__((no_sanitize_address)) int childEntry(void* plan) {
+  runChild(*static_cast<const ChildPlan*>(plan));
+}
+
+pid_t spawnChild(const ChildPlan& plan) {
+  // vfork semantics with a stack of its own: no copy of our page tables and no copy-on-write
+  // faults afterwards (rea holds the Evidence tree and, under CI, ASan's shadow memory), and we
+  // resume once the helper has exec'd. A fork here cost ~3 ms per helper on the capture's
+  // critical path (bench/README.md, capture-bench). All signals are blocked across the clone so
+  // none of our handlers can run in the child before it resets them.
+  const size_t STACK_SIZE = 64 * 1024;
+  std::unique_ptr<char[]> stack(new char[STACK_SIZE]);
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &saved);
+  pid_t pid = clone(childEntry, stack.get() + STACK_SIZE, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                    const_cast<ChildPlan*>(&plan));
+  int error = errno;
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  errno = error;
+  return pid;
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
@@ -166,9 +208,10 @@ kj::Own<HelperProcess> HelperProcess::spawn(kj::AsyncIoContext& io, kj::StringPt
   KJ_SYSCALL(pipe2(pipeFds, O_CLOEXEC), name);
   kj::AutoCloseFd errRead(pipeFds[0]), errWrite(pipeFds[1]);
 
+  plan.socket = theirs.get();
+  plan.errWrite = errWrite.get();
   pid_t pid;
-  KJ_SYSCALL(pid = fork(), name);
-  if (pid == 0) runChild(plan, theirs.get(), errWrite.get());
+  KJ_SYSCALL(pid = spawnChild(plan), name);
   theirs = nullptr;
   errWrite = nullptr;
 
@@ -233,6 +276,22 @@ kj::Own<kj::AsyncIoStream> HelperProcess::takeConnection() {
   KJ_FAIL_REQUIRE("helper connection already taken", name_);
 }
 
+void HelperProcess::retire(kj::Own<kj::AsyncIoStream> stream) {
+  // A socket the helper already closed refuses the shutdown: nothing is lost by dropping it.
+  if (kj::runCatchingExceptions([&]() { stream->shutdownWrite(); }) != nullptr) return;
+  if (end_ == nullptr) retired = kj::mv(stream);
+}
+
+void hangUp(kj::Maybe<kj::Own<HelperProcess>>& process,
+            kj::Maybe<kj::Own<kj::AsyncIoStream>>& connection) {
+  KJ_IF_MAYBE (c, connection) {
+    KJ_IF_MAYBE (p, process) {
+      (*p)->retire(kj::mv(*c));
+    }
+  }
+  connection = nullptr;
+}
+
 void HelperProcess::markReady() {
   ready = true;
 }
@@ -287,6 +346,7 @@ kj::Promise<void> HelperProcess::watchExit() {
   // are running in a continuation of its promise, which has already resolved.
   pidfdObserver = nullptr;
   pidfd = nullptr;
+  retired = nullptr;
   reapedFulfiller->fulfill();
   return kj::READY_NOW;
 }

@@ -61,6 +61,14 @@ std::string defaultHelperDirectory();
 // Where helper binaries live: $REA_HELPER_DIR when set and non-empty, else the directory of
 // /proc/self/exe (every binary of the build lands in build/bin, ARCHITECTURE "Folders").
 
+class HelperProcess;
+
+void hangUp(kj::Maybe<kj::Own<HelperProcess>>& process,
+            kj::Maybe<kj::Own<kj::AsyncIoStream>>& connection);
+// A link's shutdown: hands `connection` (if any) to the helper's retire(), or drops it when
+// there is no helper; `connection` is empty afterwards. Destroy the RPC system and the network
+// over the connection first.
+
 class HelperProcess {
  public:
   static kj::Own<HelperProcess> spawn(kj::AsyncIoContext& io, kj::StringPtr name,
@@ -80,6 +88,13 @@ class HelperProcess {
   kj::Own<kj::AsyncIoStream> takeConnection();
   // The supervisor's end of the socketpair. Once; a second call throws FAILED. Dropping it is
   // how the helper is told to exit (a helper whose connection drops exits at once).
+
+  void retire(kj::Own<kj::AsyncIoStream> connection);
+  // How a link tells the helper to exit once it needs nothing more: our end of the socketpair
+  // is shut for writing (the helper reads end-of-stream, and a helper whose connection drops
+  // exits at once) but kept open for its last writes until it is reaped. Closing it outright
+  // made those writes fail with EPIPE, and the exception cost the helper a one-time sort of its
+  // unwind tables (several ms) on the capture's critical path (bench/README.md).
 
   void markReady();
   // Call when the helper answered its first request; an end before this is DIED_BEFORE_READY.
@@ -114,6 +129,7 @@ class HelperProcess {
   kj::Maybe<kj::AutoCloseFd> pidfd;                                 // emptied when reaped
   kj::Maybe<kj::Own<kj::UnixEventPort::FdObserver>> pidfdObserver;  // dies before the pidfd
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
+  kj::Maybe<kj::Own<kj::AsyncIoStream>> retired;  // half-closed by retire(), dropped when reaped
   bool ready = false;
   bool stopping = false;    // stop() or kill() was called: status 0 is a requested stop
   bool killedByUs = false;  // we sent SIGKILL: that death is not a fault

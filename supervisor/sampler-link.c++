@@ -392,7 +392,7 @@ void SamplerLink::Impl::dropConnection() {
   bootstrap = nullptr;
   rpc = nullptr;
   network = nullptr;
-  connection = nullptr;
+  hangUp(process, connection);
 }
 
 kj::Promise<void> SamplerLink::Impl::shutDown() {

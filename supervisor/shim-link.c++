@@ -266,7 +266,7 @@ kj::Promise<void> ShimLink::Impl::shutDown() {
   bootstrap = nullptr;
   rpc = nullptr;
   network = nullptr;
-  connection = nullptr;
+  hangUp(process, connection);
   auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
   return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }

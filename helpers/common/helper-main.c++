@@ -1,9 +1,9 @@
 #include "helpers/common/helper-main.h"
 
 #include "helpers/common/fault-injection.h"
+#include "helpers/common/stack-trace.h"
 
 #include <capnp/rpc-twoparty.h>
-#include <execinfo.h>
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 #include <stdio.h>
@@ -38,10 +38,8 @@ kj::ForkedPromise<void> makeFailed(kj::Own<kj::PromiseFulfiller<void>>& fulfille
 }
 
 void warmUp() {
-  // Lazy state the filter would forbid loading later: glibc's backtrace() dlopens libgcc_s on
-  // first use, and kj captures a stack trace in every exception.
-  void* frames[4];
-  backtrace(frames, 4);
+  // Lazy state the filter would forbid loading later (stack-trace.h).
+  prepareStackTraces();
   // glibc shrinks the heap of a thread's own malloc arena only after reading
   // /proc/sys/vm/overcommit_memory (an openat the filter kills). One arena for all threads
   // (the pty drain thread allocates every chunk) keeps trimming on brk, which needs no file.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <errno.h>
-#include <execinfo.h>
 #include <kj/debug.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -12,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "helpers/common/stack-trace.h"
 
 namespace rea::helper {
 
@@ -203,12 +204,9 @@ kj::String SeccompPolicy::describe() const {
 }
 
 void SeccompPolicy::load() const {
-  // glibc's backtrace() loads libgcc_s.so.1 with dlopen on its first call, and kj takes a stack
-  // trace for every exception. With libstdc++ linked statically nothing has loaded it yet, so the
-  // first exception under the filter (a client hanging up) would dlopen — openat, mmap with
-  // PROT_EXEC — and die of SIGSYS. Load it now, while everything is still allowed.
-  void* frames[4];
-  backtrace(frames, 4);
+  // kj takes a stack trace for every exception; under the filter the first one must not load
+  // a library (stack-trace.h).
+  prepareStackTraces();
 
   uint32_t defaultAction = SCMP_ACT_KILL_PROCESS;
 #ifndef NDEBUG

@@ -127,8 +127,9 @@ HelperSpec fswatchHelperSpec() {
   // after the wrap and before the first byte of any request is read.
   spec.lockDownAtStart = false;
   spec.prepare = [](HelperContext&) {
-    // OpenSSL's first digest may load its provider and configuration (openat of files the
-    // filter would kill): do it before the lock-down.
+    // The digests use OpenSSL's one-call SHA-256 (evidence/sha256.c++), which loads nothing;
+    // one before the lock-down anyway, so a library that did (openat of files the filter
+    // kills) would fail here, in the open, rather than on the first file of a snapshot.
     evidence::sha256Hex("warm-up");
   };
   spec.makeServer = [](HelperContext& context) -> capnp::Capability::Client {
