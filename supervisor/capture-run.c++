@@ -227,9 +227,24 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         s.phase(CapturePhase::SNAPSHOT);
         return s.checkpoints->finish();  // AFTER, after_settlement
       })
-      .then([&s]() { return s.pty->finish(); })
-      .then([&s]() { return s.shims->finish(s.result); })
-      .then([&s]() { return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW); })
+      .then([&s]() {
+        s.phase(CapturePhase::CLEANUP);
+        // B §6.6.3 release. Two independent lines run at once, so that waiting for one
+        // helper's exit overlaps the other's work: the pty, shim and replay links finish (each
+        // ends with its helper's exit), while the sampler stops and cleans up what the capture
+        // owns. Only the process cleanup and the temp root can fail a release, and they keep
+        // their order (the first failure is remembered, below).
+        auto lines = kj::heapArrayBuilder<kj::Promise<void>>(2);
+        lines.add(s.pty->finish()
+                      .then([&s]() { return s.shims->finish(s.result); })
+                      .then([&s]() {
+                        return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW);
+                      }));
+        lines.add(s.sampler->stop()
+                      .then([&s]() { return s.sampler->cleanup(); })
+                      .then([&s](SamplerCleanup cleanup) { s.result.processCleanup = cleanup; }));
+        return kj::joinPromises(lines.finish());
+      })
       .then([&s]() {
         s.result.pty = s.pty->takeRecord();
         if (s.result.pty.fault) s.noteLost("pty", *s.result.pty.fault);
@@ -241,16 +256,9 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         if (s.result.filesystem.lost) {
           s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->sentence()});
         }
-        s.phase(CapturePhase::CLEANUP);
-        return s.sampler->stop();
-      })
-      .then([&s]() {
-        // B §6.6.3 release, in order, remembering the first failure.
-        return s.sampler->cleanup();
-      })
-      .then([&s](SamplerCleanup cleanup) {
-        if (!cleanup.complete) s.noteCleanupFailure(cleanup.problem);
-        s.result.processCleanup = cleanup;
+        if (!s.result.processCleanup.complete) {
+          s.noteCleanupFailure(s.result.processCleanup.problem);
+        }
         s.result.sampler = s.sampler->record();
         if (s.result.sampler.fault) s.noteLost("sampler", *s.result.sampler.fault);
         KJ_IF_MAYBE (e, kj::runCatchingExceptions([&s]() { s.root.remove(); })) {

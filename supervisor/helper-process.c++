@@ -1,11 +1,11 @@
 #include "supervisor/helper-process.h"
 
+#include "helpers/common/vfork-spawn.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <kj/debug.h>
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,20 +63,8 @@ struct ChildPlan {
   }
   syscall(SYS_close_range, unsigned(RPC_FD + 1), ~0u, 0u);
 
-  // Every signal arrives blocked (see spawnChild): default dispositions first, so that no
-  // handler of ours can run on our shared memory, then nothing blocked for the helper.
-  // Raw system calls: a libc or sanitizer wrapper might keep state in the memory we share.
-  struct {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)();
-    uint64_t mask;
-  } defaultAction = {SIG_DFL, 0, nullptr, 0};
-  for (int signal = 1; signal < NSIG; ++signal) {
-    syscall(SYS_rt_sigaction, signal, &defaultAction, nullptr, sizeof(uint64_t));
-  }
-  uint64_t none = 0;
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof(uint64_t));
+  // Every signal arrives blocked (helpers/common/vfork-spawn.h).
+  helper::resetSignalsInChild();
 
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != plan.parent) _exit(127);  // the supervisor died before the line above
@@ -92,25 +80,6 @@ struct ChildPlan {
 
 __attribute__((no_sanitize_address)) int childEntry(void* plan) {
   runChild(*static_cast<const ChildPlan*>(plan));
-}
-
-pid_t spawnChild(const ChildPlan& plan) {
-  // vfork semantics with a stack of its own: no copy of our page tables and no copy-on-write
-  // faults afterwards (rea holds the Evidence tree and, under CI, ASan's shadow memory), and we
-  // resume once the helper has exec'd. A fork here cost ~3 ms per helper on the capture's
-  // critical path (bench/README.md, capture-bench). All signals are blocked across the clone so
-  // none of our handlers can run in the child before it resets them.
-  const size_t STACK_SIZE = 64 * 1024;
-  std::unique_ptr<char[]> stack(new char[STACK_SIZE]);
-  sigset_t all, saved;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &saved);
-  pid_t pid = clone(childEntry, stack.get() + STACK_SIZE, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                    const_cast<ChildPlan*>(&plan));
-  int error = errno;
-  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
-  errno = error;
-  return pid;
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
@@ -211,7 +180,10 @@ kj::Own<HelperProcess> HelperProcess::spawn(kj::AsyncIoContext& io, kj::StringPt
   plan.socket = theirs.get();
   plan.errWrite = errWrite.get();
   pid_t pid;
-  KJ_SYSCALL(pid = spawnChild(plan), name);
+  // vfork semantics (helpers/common/vfork-spawn.h): rea holds the Evidence tree and, under
+  // the sanitizers, their shadow memory; a fork cost ~3 ms per helper on the capture's
+  // critical path.
+  KJ_SYSCALL(pid = helper::cloneVfork(-1, childEntry, &plan), name);
   theirs = nullptr;
   errWrite = nullptr;
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <kj/debug.h>
-#include <linux/sched.h>
 #include <pty.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,14 +14,15 @@
 #include <unistd.h>
 
 #include "helpers/common/clock.h"
+#include "helpers/common/vfork-spawn.h"
 
 namespace rea::helper {
 
 namespace {
 
 struct ChildPlan {
-  // Everything the child needs, built before fork: after fork the child makes only
-  // async-signal-safe calls (the parent may have other threads and locks).
+  // Everything the child needs, built before the clone: the child shares our memory until it
+  // execs (helpers/common/vfork-spawn.h), so it only reads this and makes system calls.
   std::vector<std::string> candidates;  // paths to try, in PATH order
   std::vector<char*> argv;
   std::vector<char*> envp;
@@ -30,9 +30,10 @@ struct ChildPlan {
   pid_t parent;
   const char* netnsPath;   // nullptr: stay in the helper's network namespace
   const char* usernsPath;  // nullptr: no user namespace to join first
+  int slave;               // the PTY's slave side
 };
 
-int joinNamespaces(const ChildPlan& plan) {
+__attribute__((no_sanitize_address)) int joinNamespaces(const ChildPlan& plan) {
   // A9: open both before joining either (after the user namespace switch our view of /proc may
   // differ), then user namespace first (it owns the network namespace). Returns 0 or errno.
   int user = plan.usernsPath != nullptr ? open(plan.usernsPath, O_RDONLY | O_CLOEXEC) : -1;
@@ -46,7 +47,7 @@ int joinNamespaces(const ChildPlan& plan) {
   return 0;
 }
 
-void writeString(int fd, const char* text) {
+__attribute__((no_sanitize_address)) void writeString(int fd, const char* text) {
   size_t size = strlen(text);
   while (size > 0) {
     ssize_t n = ::write(fd, text, size);
@@ -56,7 +57,7 @@ void writeString(int fd, const char* text) {
   }
 }
 
-[[noreturn]] void failChild(const char* what, int error) {
+[[noreturn]] __attribute__((no_sanitize_address)) void failChild(const char* what, int error) {
   // Mirrors the baseline's perror() line; the PTY turns "\n" into "\r\n" (ONLCR).
   writeString(STDERR_FILENO, what);
   writeString(STDERR_FILENO, ": ");
@@ -66,13 +67,12 @@ void writeString(int fd, const char* text) {
   _exit(1);
 }
 
-[[noreturn]] void runChild(int slave, const ChildPlan& plan) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  // Ignored signals survive exec: give the target default dispositions, as a shell would.
-  for (int signal = 1; signal < NSIG; ++signal)
-    ::signal(signal, SIG_DFL);
+// Not instrumented by AddressSanitizer: its stack poisoning would write shadow memory we share.
+[[noreturn]] __attribute__((no_sanitize_address)) void runChild(const ChildPlan& plan) {
+  int slave = plan.slave;
+  // Every signal arrives blocked. Ignored signals survive exec: the target gets default
+  // dispositions, as from a shell.
+  resetSignalsInChild();
 
   if (setsid() < 0) _exit(1);
   if (ioctl(slave, TIOCSCTTY, 0) < 0) _exit(1);
@@ -121,15 +121,8 @@ std::vector<std::string> executableCandidates(const TargetSpec& spec) {
   return result;
 }
 
-pid_t forkIntoCgroup(int cgroupFd) {
-  // fork() with CLONE_INTO_CGROUP (Linux 5.7). Raw clone3: glibc's atfork handlers do not run,
-  // which is fine because the child only makes async-signal-safe calls before exec.
-  struct clone_args args;
-  memset(&args, 0, sizeof(args));
-  args.flags = CLONE_INTO_CGROUP;
-  args.exit_signal = SIGCHLD;
-  args.cgroup = uint64_t(cgroupFd);
-  return pid_t(syscall(SYS_clone3, &args, sizeof(args)));
+__attribute__((no_sanitize_address)) int childEntry(void* plan) {
+  runChild(*static_cast<const ChildPlan*>(plan));
 }
 
 void setCloexec(int fd) {
@@ -207,14 +200,16 @@ Target spawnTarget(const TargetSpec& spec) {
                "open capture cgroup", spec.cgroupPath);
     cgroup = kj::AutoCloseFd(fd);
   }
+  plan.slave = slave.get();
+  // vfork semantics (helpers/common/vfork-spawn.h): we resume once the target has exec'd.
+  uint64_t spawnedAtNs = monotonicNowNs();
   pid_t pid;
   if (cgroup != nullptr) {
-    KJ_SYSCALL(pid = forkIntoCgroup(cgroup.get()), "clone3 into capture cgroup", spec.cgroupPath);
+    KJ_SYSCALL(pid = cloneVfork(cgroup.get(), childEntry, &plan), "clone3 into capture cgroup",
+               spec.cgroupPath);
   } else {
-    KJ_SYSCALL(pid = fork(), "fork target");
+    KJ_SYSCALL(pid = cloneVfork(-1, childEntry, &plan), "clone3 target");
   }
-  if (pid == 0) runChild(slave.get(), plan);
-  uint64_t spawnedAtNs = monotonicNowNs();
   slave = nullptr;  // the master sees EIO once the target's copies close too
 
   int pidfd = int(syscall(SYS_pidfd_open, pid, 0));

@@ -6,7 +6,7 @@
 // target dies with its helper) and no fd but 0-2. Owns the PTY master and a pidfd of the root
 // until handed on.
 //
-// Errors: spawnTarget throws FAILED when the PTY, the fork or the pidfd cannot be made. A failed
+// Errors: spawnTarget throws FAILED when the PTY, the child or the pidfd cannot be made. A failed
 // namespace join, chdir or exec is not an error here: the child writes one line to the PTY
 // ("execvp(3) failed.: <reason>", as the baseline does) and exits 1, and the capture records that.
 
@@ -36,13 +36,13 @@ struct Target {
   pid_t pid;               // root pid = pgid = sid
   kj::AutoCloseFd pidfd;   // for signals and reaping; safe from pid reuse
   kj::AutoCloseFd master;  // the PTY master (blocking mode, close-on-exec)
-  uint64_t spawnedAtNs;    // CLOCK_MONOTONIC right after fork returned
+  uint64_t spawnedAtNs;    // CLOCK_MONOTONIC right before the child was created
 };
 
 Target spawnTarget(const TargetSpec& spec);
-// Forks the target. Call before the helper's seccomp filter is loaded (the child must not
-// inherit it) and from the thread that will outlive the target (PR_SET_PDEATHSIG fires when the
-// forking thread ends).
+// Starts the target (vfork semantics: returns once it has exec'd or failed to). Call before the
+// helper's seccomp filter is loaded (the child must not inherit it) and from the thread that
+// will outlive the target (PR_SET_PDEATHSIG fires when the creating thread ends).
 
 struct termios targetTermios();
 // The baseline's termios: ICRNL IXON IXANY IMAXBEL BRKINT IUTF8, OPOST ONLCR, CREAD CS8 HUPCL,
