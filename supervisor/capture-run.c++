@@ -21,8 +21,8 @@ struct CaptureState {
   kj::Maybe<CaptureProgress&> progress;
   TempRoot root;
   CaptureRunResult result;
-  kj::Own<CheckpointDriver> checkpoints;  // before `pty`: it outlives the link it observes
-  PtyObserverFanOut ptyObservers;         // checkpoints, then the progress line
+  kj::Own<CheckpointDriver> checkpoints;    // before `pty`: it outlives the link it observes
+  kj::Own<PtyObserverFanOut> ptyObservers;  // checkpoints, then the progress line
   // Before `pty`, so destroyed after it: a dropped capture loses the pty helper (its root dies
   // with it) first, then the sampler link cleans up what the capture owns (sampler-link.h).
   kj::Own<SamplerLink> sampler;
@@ -33,12 +33,7 @@ struct CaptureState {
 
   CaptureState(CaptureRunRequest request, kj::Maybe<CaptureProgress&> progress,
                kj::Own<CheckpointDriver> checkpoints)
-      : request(std::move(request)), progress(progress), checkpoints(kj::mv(checkpoints)) {
-    ptyObservers.add(*this->checkpoints);
-    KJ_IF_MAYBE (p, progress) {
-      ptyObservers.add(*p);
-    }
-  }
+      : request(std::move(request)), progress(progress), checkpoints(kj::mv(checkpoints)) {}
 
   void phase(CapturePhase next) {
     KJ_IF_MAYBE (p, progress) {
@@ -100,46 +95,82 @@ uint64_t monotonicNs() {
 
 namespace {
 
+// The helpers every capture needs, started first: the target must be born inside the
+// sampler's capture cgroup (A8) and in the pty helper's terminal, so their start-up and the
+// sampler's prepare are the critical path of a capture's start. They run while rea cleans up
+// after earlier captures and takes the BEFORE snapshot. (The pty helper creates no terminal
+// before start() sends the launch, after T0.)
+struct EarlyHelpers {
+  std::string runToken;
+  kj::Own<SamplerLink> sampler;
+  kj::Promise<SamplerPrepared> prepared;
+  kj::Own<PtyObserverFanOut> ptyObservers;  // checkpoints, then the progress line
+  kj::Own<PtyLink> pty;                     // last: destroyed first (sampler-link.h)
+};
+
 kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunRequest request,
                                              kj::Maybe<CaptureProgress&> progress,
-                                             kj::Own<CheckpointDriver> checkpoints);
+                                             kj::Own<CheckpointDriver> checkpoints,
+                                             EarlyHelpers early);
 
 }  // namespace
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request,
                                          kj::Maybe<CaptureProgress&> progress) {
-  // Roots and capture cgroups left by a rea that was SIGKILLed (no live owner) go first; ours
-  // are made later.
+  auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
+  EarlyHelpers early{newRunToken(), kj::heap<SamplerLink>(io), nullptr,
+                     kj::heap<PtyObserverFanOut>(), kj::Own<PtyLink>()};
+  early.prepared =
+      early.sampler->prepare({early.runToken, request.maxProcesses, request.forceSampled});
+  early.ptyObservers->add(*checkpoints);
+  KJ_IF_MAYBE (p, progress) {
+    early.ptyObservers->add(*p);
+  }
+  early.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *early.ptyObservers);
+  early.pty->spawnEarly();
+  // Roots and capture cgroups left by a rea that was SIGKILLed (no live owner) go first. Ours
+  // are not mistaken for them: the sampler marks its group with our identity as it makes it,
+  // and the temp root is made below.
   findStaleTempRoots(/*remove=*/true);
   findStaleCaptureCgroups(/*remove=*/true);
   // B §6.1 PREPARE: BEFORE := snapshot(filesystem_roots), before the temp root exists. A
-  // snapshot that cannot read an entry ends the capture here (no temp root, no target).
-  auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
+  // snapshot that cannot read an entry ends the capture here (no temp root, no target; the
+  // capture cgroup is cleaned up once the sampler has answered).
   auto before = checkpoints->takeBefore();
-  return before.then(
-      [&io, request = std::move(request), progress,
-       checkpoints = kj::mv(checkpoints)]() mutable -> kj::Promise<CaptureRunResult> {
-        if (checkpoints->failed()) {
-          auto finished = checkpoints->finish();
-          return finished.then([checkpoints = kj::mv(checkpoints)]() {
-            CaptureRunResult result;
-            result.filesystem = checkpoints->record();
-            return result;
-          });
-        }
-        return runAfterBefore(io, std::move(request), progress, kj::mv(checkpoints));
+  return before.then([&io, request = std::move(request), progress,
+                      checkpoints = kj::mv(checkpoints),
+                      early = kj::mv(early)]() mutable -> kj::Promise<CaptureRunResult> {
+    if (checkpoints->failed()) {
+      early.pty = nullptr;  // idle: no target was started
+      auto& sampler = *early.sampler;
+      auto finished = checkpoints->finish()
+                          .then([prepared = kj::mv(early.prepared)]() mutable {
+                            return prepared.ignoreResult();
+                          })
+                          .then([&sampler]() { return sampler.cleanup().ignoreResult(); });
+      return finished.then([checkpoints = kj::mv(checkpoints), early = kj::mv(early)]() {
+        CaptureRunResult result;
+        result.filesystem = checkpoints->record();
+        return result;
       });
+    }
+    return runAfterBefore(io, std::move(request), progress, kj::mv(checkpoints), kj::mv(early));
+  });
 }
 
 namespace {
 
 kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunRequest request,
                                              kj::Maybe<CaptureProgress&> progress,
-                                             kj::Own<CheckpointDriver> checkpoints) {
+                                             kj::Own<CheckpointDriver> checkpoints,
+                                             EarlyHelpers early) {
   auto state = kj::heap<CaptureState>(std::move(request), progress, kj::mv(checkpoints));
   auto& s = *state;
+  s.ptyObservers = kj::mv(early.ptyObservers);
+  s.sampler = kj::mv(early.sampler);
+  s.pty = kj::mv(early.pty);
   s.result.tempRoot = s.root.path();
-  s.result.runToken = newRunToken();
+  s.result.runToken = early.runToken;
   // B §6.2: TMP/shims is first on the target's PATH; it exists even when no shim is declared.
   KJ_SYSCALL(mkdir(s.root.shimsPath().c_str(), 0700), s.root.shimsPath());
 
@@ -152,19 +183,8 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
     });
   }
 
-  s.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), s.ptyObservers);
   return replayReady
-      .then([&s, &io]() {
-        // The sampler first (A8): the target must be born inside its capture cgroup, so its
-        // prepare is the critical path of the start.
-        s.sampler = kj::heap<SamplerLink>(io);
-        SamplerPlan plan{s.result.runToken, s.request.maxProcesses, s.request.forceSampled};
-        auto prepared = s.sampler->prepare(kj::mv(plan));
-        // The pty helper starts up while the sampler prepares: its exec and bootstrap overlap
-        // the prepare; it creates the PTY only when start() sends the launch (after T0).
-        s.pty->spawnEarly();
-        return prepared;
-      })
+      .then([prepared = kj::mv(early.prepared)]() mutable { return kj::mv(prepared); })
       .then([&s, &io](SamplerPrepared prepared) {
         TargetEnvironmentInputs inputs;
         inputs.explicitEntries = s.request.environment;
@@ -235,11 +255,9 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         // owns. Only the process cleanup and the temp root can fail a release, and they keep
         // their order (the first failure is remembered, below).
         auto lines = kj::heapArrayBuilder<kj::Promise<void>>(2);
-        lines.add(s.pty->finish()
-                      .then([&s]() { return s.shims->finish(s.result); })
-                      .then([&s]() {
-                        return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW);
-                      }));
+        lines.add(s.pty->finish().then([&s]() { return s.shims->finish(s.result); }).then([&s]() {
+          return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW);
+        }));
         lines.add(s.sampler->stop()
                       .then([&s]() { return s.sampler->cleanup(); })
                       .then([&s](SamplerCleanup cleanup) { s.result.processCleanup = cleanup; }));

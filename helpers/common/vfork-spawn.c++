@@ -23,8 +23,8 @@ const size_t CHILD_STACK_SIZE = 64 * 1024;
 // `entry`. r12 and r13 survive the system call in both processes (only rax, rcx and r11 do
 // not); the kernel points the child's rsp at the top of its stack (16-byte aligned), and the
 // call leaves it as a function entry expects. If `entry` returns, the child exits with its value.
-__attribute__((no_sanitize_address)) long clone3Into(struct clone_args* args,
-                                                    int (*entry)(void*), void* argument) {
+__attribute__((no_sanitize_address)) long clone3Into(struct clone_args* args, int (*entry)(void*),
+                                                     void* argument) {
   long result;
   register int (*entryRegister)(void*) asm("r12") = entry;
   register void* argumentRegister asm("r13") = argument;
