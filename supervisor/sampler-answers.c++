@@ -10,6 +10,36 @@ std::string textOf(capnp::Data::Reader data) {
   return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
 }
 
+EscapedProcess::Escape escapeOf(schema::Finding::Escape escape) {
+  switch (escape) {
+    case schema::Finding::Escape::NONE:
+      return EscapedProcess::Escape::NONE;
+    case schema::Finding::Escape::NEW_GROUP:
+      return EscapedProcess::Escape::NEW_GROUP;
+    case schema::Finding::Escape::NEW_SESSION:
+      return EscapedProcess::Escape::NEW_SESSION;
+    case schema::Finding::Escape::OUTSIDE:
+      return EscapedProcess::Escape::OUTSIDE;
+  }
+  return EscapedProcess::Escape::OUTSIDE;  // an unknown value: the most cautious reading
+}
+
+// " (left running: pid 123 `/bin/sleep 30`, ...)": what the user must end, one line of
+// printable text (the command is the process's own bytes).
+std::string leftRunning(capnp::List<schema::Finding>::Reader unowned) {
+  if (unowned.size() == 0) return {};
+  std::string text = " (left running:";
+  for (auto finding : unowned) {
+    std::string command = textOf(finding.getCommand()).substr(0, 60);
+    for (char& c : command) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    }
+    if (text.back() != ':') text += ",";
+    text += " pid " + std::to_string(finding.getPid()) + " `" + command + "`";
+  }
+  return text + ")";
+}
+
 }  // namespace
 
 std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const SamplerPlan& plan,
@@ -48,6 +78,28 @@ std::string settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out
   out.elapsedMs = in.getElapsedMs();
   if (out.elapsedMs < 0) return "a negative settlement time";
   out.problem = in.getProblem();
+  return {};
+}
+
+std::string cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out) {
+  out = SamplerCleanup();
+  out.complete = in.getComplete();
+  out.problem = in.getProblem();
+  out.signalledCount = in.getSignalled().size();
+  out.unownedCount = in.getUnowned().size();
+  auto add = [&](schema::Finding::Reader finding, bool signalled) {
+    auto escape = escapeOf(finding.getEscape());
+    if (escape == EscapedProcess::Escape::NONE) return;
+    out.escapees.push_back({finding.getPid(), textOf(finding.getCommand()), escape, signalled});
+  };
+  for (auto finding : in.getSignalled())
+    add(finding, true);
+  for (auto finding : in.getUnowned())
+    add(finding, false);
+  if (out.complete != out.problem.empty()) {
+    return "a cleanup report whose problem contradicts its outcome";
+  }
+  if (!out.complete) out.problem += leftRunning(in.getUnowned());
   return {};
 }
 

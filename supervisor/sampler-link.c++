@@ -25,44 +25,10 @@ uint64_t monotonicNowNs() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-std::string textOf(capnp::Data::Reader data) {
-  return std::string(reinterpret_cast<const char*>(data.begin()), data.size());
-}
-
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
   auto paf = kj::newPromiseAndFulfiller<void>();
   fulfiller = kj::mv(paf.fulfiller);
   return paf.promise.fork();
-}
-
-EscapedProcess::Escape escapeOf(schema::Finding::Escape escape) {
-  switch (escape) {
-    case schema::Finding::Escape::NONE:
-      return EscapedProcess::Escape::NONE;
-    case schema::Finding::Escape::NEW_GROUP:
-      return EscapedProcess::Escape::NEW_GROUP;
-    case schema::Finding::Escape::NEW_SESSION:
-      return EscapedProcess::Escape::NEW_SESSION;
-    case schema::Finding::Escape::OUTSIDE:
-      return EscapedProcess::Escape::OUTSIDE;
-  }
-  return EscapedProcess::Escape::OUTSIDE;  // an unknown value: the most cautious reading
-}
-
-// " (left running: pid 123 `/bin/sleep 30`, ...)": what the user must end, one line of
-// printable text (the command is the process's own bytes).
-std::string leftRunning(capnp::List<schema::Finding>::Reader unowned) {
-  if (unowned.size() == 0) return {};
-  std::string text = " (left running:";
-  for (auto finding : unowned) {
-    std::string command = textOf(finding.getCommand()).substr(0, 60);
-    for (char& c : command) {
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-    }
-    if (text.back() != ':') text += ",";
-    text += " pid " + std::to_string(finding.getPid()) + " `" + command + "`";
-  }
-  return text + ")";
 }
 
 }  // namespace
@@ -331,26 +297,11 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
           step = Step::CLEANED;
           std::optional<SamplerCleanup> result;
           KJ_IF_MAYBE (response, maybe) {
-            auto in = response->getReport();
             SamplerCleanup cleanup;
-            cleanup.complete = in.getComplete();
-            cleanup.problem = in.getProblem();
-            cleanup.signalledCount = in.getSignalled().size();
-            cleanup.unownedCount = in.getUnowned().size();
-            auto add = [&](schema::Finding::Reader finding, bool signalled) {
-              auto escape = escapeOf(finding.getEscape());
-              if (escape == EscapedProcess::Escape::NONE) return;
-              cleanup.escapees.push_back(
-                  {finding.getPid(), textOf(finding.getCommand()), escape, signalled});
-            };
-            for (auto finding : in.getSignalled())
-              add(finding, true);
-            for (auto finding : in.getUnowned())
-              add(finding, false);
-            if (cleanup.complete != cleanup.problem.empty()) {
-              violation("a cleanup report whose problem contradicts its outcome");
+            std::string broken = cleanupFrom(response->getReport(), cleanup);
+            if (!broken.empty()) {
+              violation(broken.c_str());
             } else {
-              if (!cleanup.complete) cleanup.problem += leftRunning(in.getUnowned());
               result = kj::mv(cleanup);
             }
           }

@@ -56,23 +56,25 @@ pid_t cloneVfork(int cgroupFd, int (*entry)(void*), void* argument) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &saved);
   long pid;
-#if defined(__x86_64__)
-  struct clone_args args;
-  memset(&args, 0, sizeof(args));
-  args.flags = CLONE_VM | CLONE_VFORK | (cgroupFd >= 0 ? CLONE_INTO_CGROUP : 0);
-  args.exit_signal = SIGCHLD;
-  args.stack = reinterpret_cast<uint64_t>(stack.get());
-  args.stack_size = CHILD_STACK_SIZE;
-  args.cgroup = cgroupFd >= 0 ? uint64_t(cgroupFd) : 0;
-  pid = clone3Into(&args, entry, argument);
-  if (pid < 0) {
-    errno = int(-pid);
-    pid = -1;
-  }
-#else
   if (cgroupFd < 0) {
+    // glibc's clone(): plain clone(2), which container seccomp profiles allow where they refuse
+    // clone3 with ENOSYS.
     pid = clone(entry, stack.get() + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | SIGCHLD, argument);
   } else {
+#if defined(__x86_64__)
+    struct clone_args args;
+    memset(&args, 0, sizeof(args));
+    args.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.stack = reinterpret_cast<uint64_t>(stack.get());
+    args.stack_size = CHILD_STACK_SIZE;
+    args.cgroup = uint64_t(cgroupFd);
+    pid = clone3Into(&args, entry, argument);
+    if (pid < 0) {
+      errno = int(-pid);
+      pid = -1;
+    }
+#else
     // No way into clone3 with a stack of the child's own here: a plain fork into the group.
     struct clone_args args;
     memset(&args, 0, sizeof(args));
@@ -81,8 +83,8 @@ pid_t cloneVfork(int cgroupFd, int (*entry)(void*), void* argument) {
     args.cgroup = uint64_t(cgroupFd);
     pid = syscall(SYS_clone3, &args, sizeof(args));
     if (pid == 0) _exit(entry(argument));
-  }
 #endif
+  }
   int error = errno;
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   errno = error;

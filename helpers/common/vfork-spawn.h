@@ -4,8 +4,9 @@
 // child that only sets up file descriptors and execs needs none of that. cloneVfork() runs
 // `entry` in a child that shares our memory on a stack of its own, and suspends us until the
 // child has exec'd or exited (vfork semantics), optionally born straight into a cgroup v2 group
-// (clone3 CLONE_INTO_CGROUP, Linux 5.7). It took ~2-3 ms off each start of a helper and of the
-// target on this machine kind (bench/README.md, capture-bench).
+// (clone3 CLONE_INTO_CGROUP, Linux 5.7; without a group it is plain clone(2), which container
+// seccomp profiles allow where they answer clone3 with ENOSYS). It took ~2-3 ms off each start
+// of a helper and of the target on this machine kind (bench/README.md, capture-bench).
 //
 // The rules for `entry`, because it runs on our memory while we wait: read what was prepared
 // before the call, write nothing of ours (errno aside), make system calls (raw ones where a
