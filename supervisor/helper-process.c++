@@ -15,8 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <memory>
-
 namespace rea::supervisor {
 
 namespace {
