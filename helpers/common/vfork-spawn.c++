@@ -42,7 +42,7 @@ __attribute__((no_sanitize_address)) long clone3Into(struct clone_args* args, in
       "1:\n\t"
       : "=a"(result)
       : "0"(long(SYS_clone3)), "D"(args), "S"(sizeof(*args)), "r"(entryRegister),
-        "r"(argumentRegister), [exitCall] "i"(SYS_exit)
+        "r"(argumentRegister), [exitCall] "i"(SYS_exit_group)
       : "rcx", "r11", "memory");
   return result;
 }

@@ -208,7 +208,7 @@ Target spawnTarget(const TargetSpec& spec) {
     KJ_SYSCALL(pid = cloneVfork(cgroup.get(), childEntry, &plan), "clone3 into capture cgroup",
                spec.cgroupPath);
   } else {
-    KJ_SYSCALL(pid = cloneVfork(-1, childEntry, &plan), "clone3 target");
+    KJ_SYSCALL(pid = cloneVfork(-1, childEntry, &plan), "start target");
   }
   slave = nullptr;  // the master sees EIO once the target's copies close too
 
