@@ -15,7 +15,7 @@
 namespace rea::helper {
 namespace {
 
-std::string mappings() {
+[[maybe_unused]] std::string mappings() {
   std::ifstream in("/proc/self/maps");
   std::stringstream text;
   text << in.rdbuf();
