@@ -189,6 +189,8 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
     return outcome;
   }
   auto& runResult = KJ_ASSERT_NONNULL(result);
+  // The helpers exit meanwhile; dropping this reaps them (after the assembly below).
+  kj::Own<CaptureHelpers> helpers = kj::mv(runResult.helpers);
   if (runResult.filesystem.failure) {
     // B §6.9/§6.10: an unreadable entry fails the capture (after its cleanup ran).
     outcome.error = processCaptureFailed(*runResult.filesystem.failure);
@@ -214,6 +216,7 @@ CaptureOutcome captureOnce(const Scenario& scenario) {
   }
   auto environment = processEnvironment(capture.manifest.platform, capture.manifest.architecture);
   outcome.evidence = buildCaptureEvidence(std::move(capture), environment);
+  helpers = nullptr;
   malloc_trim(0);
   return outcome;
 }

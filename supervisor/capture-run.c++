@@ -16,7 +16,7 @@
 namespace rea::supervisor {
 namespace {
 
-struct CaptureState {
+struct CaptureState final : public CaptureHelpers {
   CaptureRunRequest request;
   kj::Maybe<CaptureProgress&> progress;
   TempRoot root;
@@ -282,9 +282,15 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         KJ_IF_MAYBE (e, kj::runCatchingExceptions([&s]() { s.root.remove(); })) {
           s.noteCleanupFailure("temporary process root cleanup failed");
         }
-        return kj::mv(s.result);
       })
-      .attach(kj::mv(state));
+      .then([state = kj::mv(state)]() mutable {
+        // The state (every link) goes with the result: helpers still exiting are reaped when
+        // the caller drops it, after the assembly. Until here it was owned by this last step,
+        // so a dropped capture (SIGINT) still destroys it after every earlier step.
+        CaptureRunResult result = kj::mv(state->result);
+        result.helpers = kj::mv(state);
+        return result;
+      });
 }
 
 }  // namespace

@@ -57,14 +57,22 @@ struct CaptureRunRequest {
   std::vector<evidence::CommandShim> commandShims;
   uint32_t protocolEvents = 10000;
   std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
-  uint32_t scrollback = 1000;  // terminal.scrollback, for the renderer
-  uint32_t maxProcesses = 1000;  // limits.processes
-  bool forceSampled = false;     // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
+  uint32_t scrollback = 1000;          // terminal.scrollback, for the renderer
+  uint32_t maxProcesses = 1000;        // limits.processes
+  bool forceSampled = false;           // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
 };
 
 struct LostHelper {
   std::string helper;  // "pty", "fswatch"
   std::string reason;  // "the pty helper crashed with signal 11 (SIGSEGV)"
+};
+
+class CaptureHelpers {
+  // The links and processes of a finished capture's helpers, some of which may still be exiting
+  // after their last answer (the sampler's exit is not waited for: it would hold up the temp
+  // root's removal and the assembly). Destroying it reaps them (SIGKILL for one still there).
+ public:
+  virtual ~CaptureHelpers() noexcept(false) = default;
 };
 
 struct CaptureRunResult {
@@ -76,17 +84,19 @@ struct CaptureRunResult {
   SamplerRecord sampler;  // process observation: mode, raw samples, partial, fault
   std::optional<SamplerSettlement> settlement;  // absent when the root's exit was never observed
                                                 // or the sampler was lost
-  SamplerCleanup processCleanup;  // who was signalled or left alone, and escapees (A8)
-  std::optional<std::string> cleanupFailure;   // first failure of B §6.6.3 release, if any
-  std::vector<LostHelper> lostHelpers;         // A13
-  FilesystemRecord filesystem;  // checkpoints; `failure` set: the capture fails (B §6.10)
-  std::optional<ShimRecord> shims;             // set when shims were declared (shim-run.h)
-  std::optional<ReplayRecord> replay;          // when the replay helper ran
+  SamplerCleanup processCleanup;              // who was signalled or left alone, and escapees (A8)
+  std::optional<std::string> cleanupFailure;  // first failure of B §6.6.3 release, if any
+  std::vector<LostHelper> lostHelpers;        // A13
+  FilesystemRecord filesystem;         // checkpoints; `failure` set: the capture fails (B §6.10)
+  std::optional<ShimRecord> shims;     // set when shims were declared (shim-run.h)
+  std::optional<ReplayRecord> replay;  // when the replay helper ran
+  kj::Own<CaptureHelpers> helpers;     // keep until the Evidence is assembled, then drop (reaps)
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request,
                                          kj::Maybe<CaptureProgress&> progress = nullptr);
-// `progress` (optional, outliving the promise) is told the phases and sees the pty output.
+// `progress` (optional, outliving the promise and the result's `helpers`) is told the phases
+// and sees the pty output. `io` must outlive the result's `helpers` too.
 
 int64_t wallClockMs();
 uint64_t monotonicNs();

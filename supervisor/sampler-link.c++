@@ -96,6 +96,7 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   void violation(kj::StringPtr what);
   void dropConnection();
   kj::Promise<void> shutDown();
+  void release();
   SamplerCleanup fallback();
   void taskFailed(kj::Exception&& exception) override {
     lose(std::string("the sampler link failed: ") + exception.getDescription().cStr(), true);
@@ -293,7 +294,7 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
     using Response = capnp::Response<schema::SamplerJob::CleanupResults>;
     return guarded<Response>(KJ_ASSERT_NONNULL(job).cleanupRequest().send(), CALL_DEADLINE,
                              "clean up")
-        .then([this](kj::Maybe<Response> maybe) {
+        .then([this](kj::Maybe<Response> maybe) -> kj::Promise<SamplerCleanup> {
           step = Step::CLEANED;
           std::optional<SamplerCleanup> result;
           KJ_IF_MAYBE (response, maybe) {
@@ -305,15 +306,16 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
               result = kj::mv(cleanup);
             }
           }
-          return shutDown().then([this, result = kj::mv(result)]() mutable {
-            // A helper that answered is trusted with what it could not do (the fallback is for
-            // a lost helper: it would only repeat the refusal, slower, and lose the findings);
-            // its "complete" is a claim, though: the capture cgroup must really be gone.
-            std::string path = cgroupPath();
-            if (result && (!result->complete || path.empty() || access(path.c_str(), F_OK) != 0)) {
-              finished = true;
-              return kj::mv(*result);
-            }
+          // A helper that answered is trusted with what it could not do (the fallback is for a
+          // lost helper: it would only repeat the refusal, slower, and lose the findings); its
+          // "complete" is a claim, though: the capture cgroup must really be gone.
+          std::string path = cgroupPath();
+          if (result && (!result->complete || path.empty() || access(path.c_str(), F_OK) != 0)) {
+            release();
+            finished = true;
+            return kj::Promise<SamplerCleanup>(kj::mv(*result));
+          }
+          return shutDown().then([this]() {
             auto cleanup = fallback();
             finished = true;
             return cleanup;
@@ -344,6 +346,15 @@ void SamplerLink::Impl::dropConnection() {
   rpc = nullptr;
   network = nullptr;
   hangUp(process, connection);
+}
+
+void SamplerLink::Impl::release() {
+  // The helper's work is done and its answer checked: hang up, and let it exit without us
+  // waiting (within STOP_GRACE, else it is killed; destroying the link reaps it).
+  dropConnection();
+  KJ_IF_MAYBE (p, process) {
+    tasks.add((*p)->stop(STOP_GRACE).ignoreResult());
+  }
 }
 
 kj::Promise<void> SamplerLink::Impl::shutDown() {

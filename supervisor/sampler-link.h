@@ -20,7 +20,7 @@
 //   ... root exits ...
 //   std::optional<SamplerSettlement> s = link.settle(settleMs).wait(ws);
 //   link.stop().wait(ws);                        // samples complete
-//   SamplerCleanup c = link.cleanup().wait(ws);  // helper gone afterwards
+//   SamplerCleanup c = link.cleanup().wait(ws);  // helper hung up (reaped by ~SamplerLink)
 //
 // Errors: nothing rejects; a lost helper is record().fault, and every promise still resolves
 // (settle() with nullopt, cleanup() with the fallback's result). Calls out of order throw.
