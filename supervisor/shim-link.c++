@@ -15,7 +15,9 @@ namespace {
 const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
 // A start answer comes at once (it binds a port); a helper silent for this long has stalled,
 // and nothing else would end the capture (A13: rea ends within its deadline).
-const kj::Duration START_DEADLINE = 5 * kj::SECONDS;
+// 10 s, as the sampler's calls: a sanitizer build starting three helpers at once on a loaded
+// two-core machine (the test suite beside a headless browser) once needed more than 5 s.
+const kj::Duration START_DEADLINE = 10 * kj::SECONDS;
 const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
 
 uint64_t monotonicNowNs() {

@@ -197,11 +197,14 @@ class HelperFault : public testing::TestWithParam<std::tuple<const char*, const 
     Sandbox sandbox;
     setenv("REA_TEST_FAULT", plan.c_str(), 1);
     setenv("REA_TEST_FAULT_DELAY_MS", "300", 1);
+    // A start that fails prints its reason on stderr (shown when the row fails).
+    setenv("REA_DEBUG", "1", 1);
     int64_t start = nowMs();
     auto result = sandbox.capture(scenario);
     int64_t elapsed = nowMs() - start;
     unsetenv("REA_TEST_FAULT");
     unsetenv("REA_TEST_FAULT_DELAY_MS");
+    unsetenv("REA_DEBUG");
 
     bool inTime = elapsed <= TIMEOUT_MS + GRACE_MS;
     EXPECT_TRUE(inTime) << plan << " took " << elapsed << " ms";

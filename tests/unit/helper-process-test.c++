@@ -20,10 +20,20 @@ void expectNoChildrenLeft() {
   EXPECT_EQ(errno, ECHILD);
 }
 
+// For helpers that end "after ready": they wait for a line on fd 3, sent once markReady() was
+// called. spawn() returns after the exec (vfork semantics), so a script ending at once could be
+// reaped before markReady() and rightly count as died-before-ready.
+kj::Own<kj::AsyncIoStream> readyThenGo(kj::AsyncIoContext& io, HelperProcess& helper) {
+  helper.markReady();
+  auto connection = helper.takeConnection();
+  connection->write("go\n", 3).wait(io.waitScope);
+  return connection;
+}
+
 TEST(HelperProcess, ReportsAnExitStatusAfterReady) {
   auto io = kj::setupAsyncIo();
-  auto helper = spawnShell(io, "exit 3");
-  helper->markReady();
+  auto helper = spawnShell(io, "read -r line <&3; exit 3");
+  auto connection = readyThenGo(io, *helper);
   auto end = helper->whenEnded().wait(io.waitScope);
   EXPECT_EQ(end.kind, HelperEnd::Kind::EXITED);
   EXPECT_EQ(end.code, 3);
@@ -51,8 +61,8 @@ TEST(HelperProcess, AMissingBinaryExits127BeforeReady) {
 
 TEST(HelperProcess, SigsysIsASeccompKill) {
   auto io = kj::setupAsyncIo();
-  auto helper = spawnShell(io, "kill -SYS $$");
-  helper->markReady();
+  auto helper = spawnShell(io, "read -r line <&3; kill -SYS $$");
+  auto connection = readyThenGo(io, *helper);
   auto end = helper->whenEnded().wait(io.waitScope);
   EXPECT_EQ(end.kind, HelperEnd::Kind::SECCOMP_KILL);
   EXPECT_EQ(end.signal, SIGSYS);
@@ -61,8 +71,8 @@ TEST(HelperProcess, SigsysIsASeccompKill) {
 
 TEST(HelperProcess, ASignalWeDidNotSendIsACrash) {
   auto io = kj::setupAsyncIo();
-  auto helper = spawnShell(io, "kill -SEGV $$");
-  helper->markReady();
+  auto helper = spawnShell(io, "read -r line <&3; kill -SEGV $$");
+  auto connection = readyThenGo(io, *helper);
   auto end = helper->whenEnded().wait(io.waitScope);
   EXPECT_EQ(end.kind, HelperEnd::Kind::CRASHED);
   EXPECT_EQ(end.signal, SIGSEGV);

@@ -34,10 +34,15 @@ TEST(StackTrace, RecordsTheCallersFramesUpToTheCapacity) {
   ASSERT_GE(count, 3) << "traceHere, the test body, gtest's caller...";
   for (int i = 0; i < count; ++i)
     EXPECT_NE(frames[i], nullptr) << i;
-  // The first frame is in traceHere (just after its call), not in backtrace itself.
-  auto inTraceHere = reinterpret_cast<uintptr_t>(frames[0]) -
-                     reinterpret_cast<uintptr_t>(reinterpret_cast<void*>(&traceHere));
-  EXPECT_LT(inTraceHere, 256u);
+  // traceHere's frame is among the first (ours records from backtrace's caller on; the
+  // sanitizers' interceptor may add its own frames before it).
+  auto start = reinterpret_cast<uintptr_t>(reinterpret_cast<void*>(&traceHere));
+  bool found = false;
+  for (int i = 0; i < count && i < 4; ++i) {
+    auto at = reinterpret_cast<uintptr_t>(frames[i]);
+    if (at > start && at - start < 256) found = true;
+  }
+  EXPECT_TRUE(found) << "no frame in traceHere";
 
   void* two[2];
   EXPECT_EQ(traceHere(two, 2), 2);
