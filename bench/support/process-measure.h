@@ -1,7 +1,8 @@
 #pragma once
 // What every benchmark measures about a whole command: wall time from fork to exit and the peak
 // of the summed RSS of the process and all its descendants (rea plus its helpers plus the
-// target), sampled every millisecond from /proc. Median of N runs.
+// target), sampled every millisecond from /proc and never below the kernel's peak of the largest
+// single process (wait4's ru_maxrss). Median of N runs, and the largest peak of the N.
 //
 // Errors: a command that cannot be started measures as exit 127; nothing throws.
 
@@ -13,7 +14,8 @@ namespace rea::bench {
 struct Measurement {
   double ms = 0;
   long peakKb = 0;
-  int exitStatus = 0;  // of the last run (waitpid status)
+  int exitStatus = 0;    // of the last run (waitpid status)
+  long worstPeakKb = 0;  // measureMedian: the largest peakKb of the runs
 };
 
 Measurement measureOnce(const std::vector<std::string>& argv);
