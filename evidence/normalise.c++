@@ -83,6 +83,9 @@ std::string Normaliser::operator()(std::string_view text) const {
     rule->apply(current, 0, true, next);
     current.swap(next);
   }
+  // The headroom is kept by the Evidence that holds the result (every frame's text, a capture's
+  // largest part): give it back when it is more than a little.
+  if (current.capacity() > current.size() + current.size() / 16 + 32) current.shrink_to_fit();
   return current;
 }
 

@@ -154,7 +154,7 @@ std::string redactSerializedState(const std::string& state,
   return out;
 }
 
-RenderedAssembly assembleRenderedFrames(const PtyRecord& pty,
+RenderedAssembly assembleRenderedFrames(PtyRecord& pty,
                                         const std::function<int64_t(uint64_t)>& bucketedMs,
                                         const NormaliseContext& terminalContext, uint64_t maxFrames,
                                         uint64_t maxBytes) {
@@ -167,7 +167,7 @@ RenderedAssembly assembleRenderedFrames(const PtyRecord& pty,
 
   RenderedAssembly result;
   uint64_t usedBytes = 0;
-  for (const auto& in : pty.rendered) {
+  for (auto& in : pty.rendered) {
     // A value the reads split is partly on this screen: its written prefix is redacted too.
     std::vector<std::string> frameNeedles = needles;
     size_t at = boundary[std::min(in.chunksBefore, pty.output.size())];
@@ -191,6 +191,8 @@ RenderedAssembly assembleRenderedFrames(const PtyRecord& pty,
     for (auto& line : frame.lines)
       line = normalise(line);
     frame.serializedState = normalise(redactSerializedState(in.serializedState, frameNeedles));
+    std::vector<std::string>().swap(in.lines);  // released now, not when the list goes
+    std::string().swap(in.serializedState);
 
     // B §6.11: the budget counts the frames as recorded (normalised).
     uint64_t cost = frame.serializedState.size();

@@ -37,10 +37,13 @@ struct RenderedAssembly {
   bool truncated = false;  // a normalised frame did not fit the rendered budget (B §6.11)
 };
 
-RenderedAssembly assembleRenderedFrames(const PtyRecord& pty,
+RenderedAssembly assembleRenderedFrames(PtyRecord& pty,
                                         const std::function<int64_t(uint64_t)>& bucketedMs,
                                         const evidence::NormaliseContext& terminalContext,
                                         uint64_t maxFrames, uint64_t maxBytes);
+// Consumes `pty.rendered` (the raw output is only read): each frame's text is released as soon
+// as its normalised form exists, so a capture never holds both forms of every frame (with the
+// whole scrollback in each `serialized_state`, they are the largest part of a long capture).
 // `terminalContext` is the raw frames' context (temp root, root pid). The helper counted its
 // budget on unnormalised frames; B §6.11 counts normalised ones, so frames are re-counted here
 // (maxFrames = limits.frames, maxBytes = limits.output_bytes) and dropped, truncating, if over.

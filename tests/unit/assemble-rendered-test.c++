@@ -81,10 +81,12 @@ TEST(AssembleRendered, CountsTheBudgetOnNormalisedFramesAndRenumbers) {
   for (uint64_t i = 0; i < 3; ++i) {
     pty.rendered.push_back(frameOf((i + 1) * 1000000, {"abc"}, "abc", size_t(i + 1)));
   }
-  auto bytes = assembleRenderedFrames(pty, msOf, NormaliseContext(), 100, 12);
+  PtyRecord copy = pty;  // each call consumes the rendered frames' text
+  auto bytes = assembleRenderedFrames(copy, msOf, NormaliseContext(), 100, 12);
   EXPECT_EQ(bytes.frames.size(), 2u);
   EXPECT_TRUE(bytes.truncated);
-  auto frames = assembleRenderedFrames(pty, msOf, NormaliseContext(), 1, 1000);
+  copy = pty;
+  auto frames = assembleRenderedFrames(copy, msOf, NormaliseContext(), 1, 1000);
   ASSERT_EQ(frames.frames.size(), 1u);
   EXPECT_EQ(frames.frames[0].sequence, 0);
   EXPECT_TRUE(frames.truncated);
@@ -92,6 +94,22 @@ TEST(AssembleRendered, CountsTheBudgetOnNormalisedFramesAndRenumbers) {
   ASSERT_EQ(all.frames.size(), 3u);
   EXPECT_EQ(all.frames[2].sequence, 2);
   EXPECT_FALSE(all.truncated);
+}
+
+TEST(AssembleRendered, ReleasesEachFramesTextAndKeepsTheRawOutput) {
+  PtyRecord pty;
+  pty.output = {{1000000, "a"}, {2000000, "b"}};
+  pty.rendered = {frameOf(1000000, {"a "}, "a", 1), frameOf(2000000, {"ab"}, "ab", 2)};
+  auto out = assembleRenderedFrames(pty, msOf, NormaliseContext(), 100, 1000);
+  ASSERT_EQ(out.frames.size(), 2u);
+  EXPECT_EQ(out.frames[1].serializedState, "ab");
+  ASSERT_EQ(pty.rendered.size(), 2u);
+  for (const auto& frame : pty.rendered) {
+    EXPECT_TRUE(frame.lines.empty());
+    EXPECT_TRUE(frame.serializedState.empty());
+  }
+  ASSERT_EQ(pty.output.size(), 2u);
+  EXPECT_EQ(pty.output[1].data, "b");
 }
 
 TEST(AssembleRendered, AnAnsweredQueryIsAnAutomaticDispatchedInput) {
