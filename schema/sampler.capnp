@@ -60,8 +60,10 @@ interface SamplerSink {
   push @0 (samples :List(ProcessSample)) -> stream;
   # One batch (at most 4096 samples), in recording order.
 
-  done @1 (partial :Bool, recordedCount :UInt32);
+  done @1 (partial :Bool, recordedCount :UInt32, unreadCommands :UInt32);
   # Last call: every recorded sample has been pushed (`recordedCount` of them in all).
+  # `unreadCommands`: execs observed whose program could not be read in time (exact mode); their
+  # rows are missing.
 }
 
 struct ProcessSample {

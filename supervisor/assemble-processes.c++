@@ -17,6 +17,14 @@ namespace {
 const char PARTIAL_EXACT_LIMITATION[] =
     "Process observation is incomplete: the process limit was reached or process events were "
     "lost.";
+// Exact mode: an exec is always seen, but what it ran is read from /proc, and a program that
+// lives about a millisecond can be reaped first (or exec again) before the sampler looks,
+// often on a loaded machine without realtime priority. Like a brief descendant that sampling
+// misses, that is an unknown, not a truncation; the sentence has no count, so that it does not
+// vary with timing.
+const char UNREAD_COMMANDS_LIMITATION[] =
+    "Some short-lived programs ended before their command lines could be read; their exec rows "
+    "are missing.";
 
 int64_t rawMsSince(uint64_t t0Ns, uint64_t atNs) {
   return atNs <= t0Ns ? 0 : static_cast<int64_t>((atNs - t0Ns) / 1000000);
@@ -71,6 +79,10 @@ ProcessAssembly assembleProcesses(const CaptureRunResult& run, const NormaliseCo
   if (!exact) {
     result.leadingLimitations.push_back(SAMPLED_PROCESS_LIMITATION);
     result.residualUnknowns.push_back({ResidualScope::PROCESS, SAMPLED_PROCESS_LIMITATION});
+  }
+  if (exact && sampler.unreadCommands > 0) {
+    result.leadingLimitations.push_back(UNREAD_COMMANDS_LIMITATION);
+    result.residualUnknowns.push_back({ResidualScope::PROCESS, UNREAD_COMMANDS_LIMITATION});
   }
   if (result.partial) {
     result.leadingLimitations.push_back(exact ? PARTIAL_EXACT_LIMITATION

@@ -54,6 +54,7 @@ std::string SamplerStreamCheck::done(
     if (params.getRecordedCount() != record.samples.size()) return "done with a wrong sample count";
     record.streamDone = true;
     record.partial = params.getPartial();
+    record.unreadCommands = params.getUnreadCommands();
     return {};
   });
 }

@@ -90,7 +90,8 @@ struct SamplerRecord {
   std::optional<SamplerPrepared> prepared;
   std::vector<RawProcessRow> samples;
   bool streamDone = false;
-  bool partial = false;  // the helper said so (limit hit or observations lost)
+  bool partial = false;         // the helper said so (limit hit or observations lost)
+  uint32_t unreadCommands = 0;  // execs whose program could not be read (rows missing)
   std::optional<SamplerSettlement> settlement;
   std::optional<HelperFault> fault;  // the helper was lost; its reason names "the sampler helper"
 };

@@ -7,8 +7,13 @@
 namespace rea::helper {
 
 EventTracker::EventTracker(pid_t rootPid, SampleRecorder& recorder,
-                           std::function<std::vector<pid_t>()> listMembers, ProcReader& proc)
-    : rootPid(rootPid), recorder(recorder), listMembers(kj::mv(listMembers)), proc(proc) {}
+                           std::function<std::vector<pid_t>()> listMembers, ProcReader& proc,
+                           std::function<bool(pid_t)> laterExecQueued)
+    : rootPid(rootPid),
+      recorder(recorder),
+      listMembers(kj::mv(listMembers)),
+      proc(proc),
+      laterExecQueued(kj::mv(laterExecQueued)) {}
 
 void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process, bool exited) {
   if (pid == rootPid && !rootExeced && !exited) return;
@@ -72,6 +77,12 @@ void EventTracker::handle(const ProcEvent& event) {
       if (event.pid == rootPid) rootExeced = true;
       auto command = proc.command(event.pid);
       auto stat = proc.stat(event.pid);
+      if (laterExecQueued && laterExecQueued(event.pid)) {
+        // It exec'd again before we looked: what we read may be the later program, which has
+        // its own EXEC event. What this one ran is lost; a row naming the later one would lie.
+        recorder.noteUnreadCommand();
+        return;
+      }
       KJ_IF_MAYBE (s, stat) {
         process.ppid = s->ppid;
         process.pgid = s->pgid;
@@ -82,9 +93,16 @@ void EventTracker::handle(const ProcEvent& event) {
         live = !s->isZombie();
       }
       KJ_IF_MAYBE (c, command) {
-        if (live || !c->empty()) {
+        if (!c->empty()) {
           process.command = *c;
           offer(event.atNs, event.pid, process);
+          return;
+        }
+        if (live) {
+          // Between an exec's new memory and its arguments, /proc shows no argv (and perhaps
+          // the next program's name): this one is being replaced. An empty command would also
+          // read as an exit row.
+          recorder.noteUnreadCommand();
           return;
         }
       }
@@ -95,7 +113,7 @@ void EventTracker::handle(const ProcEvent& event) {
         return;
       }
       // Reaped before we could look: the exec happened, what it ran is lost.
-      recorder.markPartial();
+      recorder.noteUnreadCommand();
       return;
     }
     case ProcEvent::EXIT: {

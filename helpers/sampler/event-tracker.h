@@ -5,8 +5,11 @@
 //   fork  -> the child with its parent's command (a fork copies its parent's image);
 //   exec  -> the new command, read from /proc/PID/cmdline at once (it may race with a fast
 //            exit: then the kernel's short name from /proc/PID/stat, in brackets like ps shows
-//            an argv-less process, e.g. "[true]"; if even that is gone, the row is lost and
-//            the samples are partial);
+//            an argv-less process, e.g. "[true]"; if even that is gone, the row is missing and
+//            counted (SampleRecorder::noteUnreadCommand); likewise when, after the read, a
+//            later exec of the same pid is already queued (`laterExecQueued`: /proc may have
+//            shown that later program) or a live process shows no argv (it is in the middle
+//            of its next exec));
 //   setsid-> the new group and session;
 //   exit  -> the last known ids with an empty command (B's "live -> exited").
 // The root has no row before its exec (its fork, its setsid): until then it is the launcher
@@ -34,9 +37,13 @@ namespace rea::helper {
 class EventTracker {
  public:
   EventTracker(pid_t rootPid, SampleRecorder& recorder,
-               std::function<std::vector<pid_t>()> listMembers,
-               ProcReader& proc = liveProcReader());
+               std::function<std::vector<pid_t>()> listMembers, ProcReader& proc = liveProcReader(),
+               std::function<bool(pid_t)> laterExecQueued = nullptr);
   // `listMembers` returns the capture cgroup's live members (used after an overrun).
+  // `laterExecQueued(pid)`: is an EXEC of `pid` queued behind the event being handled (read
+  // but not yet handled, or still in the kernel's queue)? A wrapper (`sh -c 'exec prog'`,
+  // `env`, `nice`, `setsid`) execs again within a millisecond, often before the observer
+  // wakes, and /proc then names the later program. Null: nothing is ever queued.
 
   void handle(const ProcEvent& event);
   // Events must come in kernel order (as ProcConnector delivers them).
@@ -60,6 +67,7 @@ class EventTracker {
   SampleRecorder& recorder;
   std::function<std::vector<pid_t>()> listMembers;
   ProcReader& proc;
+  std::function<bool(pid_t)> laterExecQueued;
   std::map<pid_t, Process> tracked;
   bool rootSeen = false;
   bool rootExeced = false;

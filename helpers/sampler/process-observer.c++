@@ -17,6 +17,9 @@ namespace rea::helper {
 namespace {
 
 constexpr uint64_t SAMPLE_INTERVAL_NS = 50000000;  // B §6.8
+// Exact mode: events handled per turn of the event loop, and the most read ahead of handling.
+constexpr size_t MAX_EVENTS_PER_DRAIN = 4096;
+constexpr size_t MAX_UNHANDLED_EVENTS = 65536;
 
 }  // namespace
 
@@ -127,9 +130,7 @@ void ProcessObserver::handleEvent(const ProcEvent& event) {
     if (event.kind == ProcEvent::FORK && !started && bornInCaptureCgroup(event.pid)) {
       // The first process born in the fresh capture cgroup is the root (launcher contract).
       rootPid = event.pid;
-      CaptureCgroup& cgroupRef = *group;
-      tracker =
-          kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); });
+      tracker = makeTracker();
       early.clear();
     } else {
       if (early.size() < 100000) {
@@ -168,16 +169,19 @@ void ProcessObserver::start(pid_t root) {
       }
       return;
     }
-    // The root's fork was not identified live (it left before we looked): replay what came.
+    // The root's fork was not identified live (it left before we looked): replay what came,
+    // through the pending queue so that each exec sees what followed it.
     rootPid = root;
-    CaptureCgroup& cgroupRef = *group;
-    tracker =
-        kj::heap<EventTracker>(rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); });
+    tracker = makeTracker();
     if (earlyOverflow) recorder.markPartial();
-    auto replay = kj::mv(early);
+    KJ_ASSERT(nextPending == 0 && pending.empty(), "start() runs between drains");
+    pending = kj::mv(early);
     early.clear();
-    for (const auto& event : replay) {
-      tracker->handle(event);
+    for (const auto& event : pending) {
+      if (event.kind == ProcEvent::EXEC) ++pendingExecs[event.pid];
+    }
+    while (nextPending < pending.size()) {
+      handlePending(MAX_EVENTS_PER_DRAIN);
     }
   } else {
     rootPid = root;
@@ -189,13 +193,55 @@ void ProcessObserver::start(pid_t root) {
   }
 }
 
-bool ProcessObserver::drainEvents() {
-  std::vector<ProcEvent> events;
-  bool empty = connector->readAvailable(events);
-  for (const auto& event : events) {
+kj::Own<EventTracker> ProcessObserver::makeTracker() {
+  CaptureCgroup& cgroupRef = *group;
+  return kj::heap<EventTracker>(
+      rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); }, liveProcReader(),
+      [this](pid_t pid) { return laterExecQueued(pid); });
+}
+
+void ProcessObserver::readConnector() {
+  size_t before = pending.size();
+  queueEmpty = connector->readAvailable(pending);
+  for (size_t i = before; i < pending.size(); ++i) {
+    if (pending[i].kind == ProcEvent::EXEC) ++pendingExecs[pending[i].pid];
+  }
+}
+
+bool ProcessObserver::laterExecQueued(pid_t pid) {
+  // Called right after /proc was read for an exec: whatever the kernel queued up to now counts.
+  // (Far behind, the backlog is not grown further: the kernel's queue waits for the next drain.)
+  if (connector.get() != nullptr && pending.size() - nextPending < MAX_UNHANDLED_EVENTS) {
+    readConnector();
+  }
+  auto found = pendingExecs.find(pid);
+  return found != pendingExecs.end() && found->second > 0;
+}
+
+void ProcessObserver::handlePending(size_t budget) {
+  // Handling may read more (laterExecQueued): index, and copy each event out first.
+  for (size_t handled = 0; handled < budget && nextPending < pending.size(); ++handled) {
+    ProcEvent event = pending[nextPending++];
+    if (event.kind == ProcEvent::EXEC) {
+      auto found = pendingExecs.find(event.pid);
+      if (found != pendingExecs.end() && --found->second == 0) pendingExecs.erase(found);
+    }
     handleEvent(event);
   }
-  return empty;
+  if (nextPending == pending.size()) {
+    pending.clear();
+    nextPending = 0;
+  } else if (nextPending > pending.size() / 2) {
+    pending.erase(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(nextPending));
+    nextPending = 0;
+  }
+}
+
+bool ProcessObserver::drainEvents() {
+  if (pending.size() - nextPending < MAX_UNHANDLED_EVENTS) readConnector();
+  // A bounded share per turn: the caller yields to the event loop (RPC, timers) in between.
+  handlePending(MAX_EVENTS_PER_DRAIN);
+  return queueEmpty && nextPending == pending.size();
 }
 
 kj::Promise<void> ProcessObserver::followEvents() {

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include <kj/async-unix.h>
 #include <kj/memory.h>
@@ -104,6 +105,8 @@ class ProcessObserver {
 
   bool isPartial() const { return recorder.isPartial(); }
   uint32_t recordedCount() const { return recorder.recordedCount(); }
+  uint32_t unreadCommandCount() const { return recorder.unreadCommandCount(); }
+  // Exact mode: execs whose command could not be read (their rows are missing; not partial).
 
   std::set<pid_t> observedGroups() const;
   // The root's group plus every group led by a recorded process (pid = pgid): the sampled
@@ -143,7 +146,18 @@ class ProcessObserver {
   std::vector<ProcEvent> early;
   bool earlyOverflow = false;
 
+  // Exact mode: events read from the connector and not yet handled, and how many EXECs of each
+  // pid are among them, so that an exec can be checked for a later one (laterExecQueued).
+  std::vector<ProcEvent> pending;
+  size_t nextPending = 0;
+  std::unordered_map<pid_t, uint32_t> pendingExecs;
+  bool queueEmpty = false;  // the last read from the connector ended with its queue empty
+
   bool bornInCaptureCgroup(pid_t pid);
+  kj::Own<EventTracker> makeTracker();
+  void readConnector();
+  bool laterExecQueued(pid_t pid);
+  void handlePending(size_t budget);
   void handleEvent(const ProcEvent& event);
   bool drainEvents();
   kj::Promise<void> followEvents();

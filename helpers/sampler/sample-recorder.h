@@ -46,8 +46,14 @@ class SampleRecorder {
   void markPartial() { partial = true; }
   // Observations were lost (a sampling error, a proc-connector overrun).
 
+  void noteUnreadCommand() { ++unreadCommands; }
+  // An exec was observed but what it ran could not be read (the program had already been
+  // reaped, or had exec'd again): its row is missing. Not `partial`: like a brief descendant
+  // that sampling misses, it says what is unknown without making the capture truncated.
+
   bool isPartial() const { return partial; }
   uint32_t recordedCount() const { return recorded; }
+  uint32_t unreadCommandCount() const { return unreadCommands; }
 
  private:
   struct Tuple {
@@ -60,6 +66,7 @@ class SampleRecorder {
   ProcessSink& sink;
   std::unordered_map<pid_t, Tuple> last;
   uint32_t recorded = 0;
+  uint32_t unreadCommands = 0;
   bool partial = false;
 };
 

@@ -112,10 +112,12 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
     faultPoint(FaultMoment::STOP);  // test-only
     bool partial = observer.stop();
     uint32_t count = observer.recordedCount();
+    uint32_t unread = observer.unreadCommandCount();
     auto& sink = *KJ_ASSERT_NONNULL(batches);
-    return sink.end().then([this, call, partial, count]() mutable {
+    return sink.end().then([this, call, partial, count, unread]() mutable {
       auto request = KJ_ASSERT_NONNULL(sinkCap).doneRequest();
       request.setPartial(partial);
+      request.setUnreadCommands(unread);
       request.setRecordedCount(count + takeMalformed());  // test-only: a wrong count
       return request.send().ignoreResult().then(
           [call, partial]() mutable { call.getResults().setPartial(partial); });

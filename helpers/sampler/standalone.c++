@@ -140,7 +140,8 @@ kj::Promise<void> runSamplerStandalone(HelperContext& context, const evidence::J
         bool partial = jobRef.observer->stop();
         out.write({{"event", "stopped"},
                    {"partial", partial},
-                   {"recorded", jobRef.observer->recordedCount()}});
+                   {"recorded", jobRef.observer->recordedCount()},
+                   {"unreadCommands", jobRef.observer->unreadCommandCount()}});
         return jobRef.observer->cleanup();
       })
       .then([&out](CleanupReport report) {

@@ -2,12 +2,30 @@
 // proc connector) where the machine allows it, forced sampling, settlement, owned cleanup, the
 // process limit, and a sampler helper killed mid-capture. Tests that need exact observation skip
 // where it is unavailable (e.g. inside a PID namespace, where the proc connector is refused).
+#include <map>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/integration/process-support.h"
 
 namespace rea::test {
 namespace {
+
+const char UNREAD_SENTENCE[] =
+    "Some short-lived programs ended before their command lines could be read; their exec rows "
+    "are missing.";
+
+bool saysUnread(const Json& c) {
+  bool inLimitations = false, inResiduals = false;
+  for (const auto& limitation : c["limitations"])
+    inLimitations |= limitation == UNREAD_SENTENCE;
+  for (const auto& r : c["residual_unknowns"])
+    inResiduals |= r["scope"] == "process" && r["reason"] == UNREAD_SENTENCE;
+  EXPECT_EQ(inLimitations, inResiduals) << "the sentence is both a limitation and an unknown";
+  return inLimitations;
+}
 
 size_t countCommand(const Json& c, const std::string& command) {
   size_t n = 0;
@@ -31,7 +49,15 @@ TEST(Process, ExactModeRecordsForkExecAndExitAndCleansUpADaemonThatOutlivesTheRo
   expectValidAndClean(sandbox, result);
   if (!isExact(*result.output)) GTEST_SKIP() << "exact process observation unavailable here";
   const Json& c = capture(*result.output);
-  EXPECT_EQ(countCommand(c, "/bin/true"), 1u) << c["process_samples"].dump();
+  // Its exec, by argv or by name if it exited first. A short-lived program reaped before its
+  // exec was read (this /bin/true, the token line's `tr`) loses its row, and then the capture
+  // says so (see the hundred below); it is not truncated.
+  bool execLost = saysUnread(c);
+  size_t trues = countCommand(c, "/bin/true") + countCommand(c, "[true]");
+  EXPECT_LE(trues, 1u) << c["process_samples"].dump();
+  if (!execLost) {
+    EXPECT_EQ(trues, 1u) << c["process_samples"].dump();
+  }
   bool daemonInNewSession = false;
   for (const auto& sample : c["process_samples"]) {
     if (sample["command"] == "sleep 30" && sample["session_id"] == sample["pid"]) {
@@ -47,10 +73,10 @@ TEST(Process, ExactModeRecordsForkExecAndExitAndCleansUpADaemonThatOutlivesTheRo
   EXPECT_TRUE(rootExited);
   EXPECT_EQ(c["settlement"]["state"], "alive_at_deadline");
   EXPECT_EQ(c["settlement"]["cleanup_outcome"], "cleaned");
-  EXPECT_FALSE(hasResidual(c, "process"));
+  EXPECT_EQ(hasResidual(c, "process"), execLost) << "only lost execs leave a process unknown";
+  EXPECT_EQ(c["truncated"], false);
   for (const auto& limitation : c["limitations"])
     EXPECT_NE(limitation, SAMPLED_SENTENCE);
-  EXPECT_EQ(c["truncated"], false);
 }
 
 TEST(Process, ExactModeSettlesAsSoonAsTheGroupIsEmpty) {
@@ -71,13 +97,35 @@ TEST(Process, ExactModeSettlesAsSoonAsTheGroupIsEmpty) {
 
 TEST(Process, ExactModeSeesAllOfAHundredShortLivedProcesses) {
   Sandbox sandbox;
-  auto result = sandbox.capture(shScenario("for i in $(seq 100); do /bin/true; done"));
+  auto result =
+      sandbox.capture(shScenario("i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done"));
   expectValidAndClean(sandbox, result);
   if (!isExact(*result.output)) GTEST_SKIP() << "exact process observation unavailable here";
-  // Every exec is reported by the proc connector, but the command line is read from /proc
-  // afterwards: under heavy load a /bin/true can exit first and keep its parent's command. Seen
-  // here in 1 of 100 while other tests ran in parallel (issue 4 keeps this open).
-  EXPECT_GE(countCommand(capture(*result.output), "/bin/true"), 95u);
+  const Json& c = capture(*result.output);
+  // Every fork and exit is reported by the proc connector whatever the load: each of the root's
+  // (renumbered 1) hundred children has an exit row. (No command substitution in the script:
+  // the root has no other child.)
+  std::map<int64_t, std::vector<std::string>> children;
+  for (const auto& sample : c["process_samples"]) {
+    if (sample["pid"] == 1) continue;
+    EXPECT_EQ(sample["parent_pid"], 1) << sample.dump();
+    children[sample["pid"].get<int64_t>()].push_back(sample["command"]);
+  }
+  ASSERT_EQ(children.size(), 100u) << c["process_samples"].dump();
+  // An exec's command line is read from /proc when its event arrives: a /bin/true that already
+  // exited is recorded by its name ("[true]"); one already reaped too loses its exec row, and
+  // then the capture says so (not truncated). Seen in CI without realtime priority.
+  size_t exits = 0, execs = 0;
+  for (const auto& child : children) {
+    for (const auto& command : child.second) {
+      if (command.empty()) ++exits;
+      if (command == "/bin/true" || command == "[true]") ++execs;
+    }
+  }
+  EXPECT_EQ(exits, 100u);
+  EXPECT_LE(execs, 100u);
+  EXPECT_EQ(saysUnread(c), execs < 100) << "a lost exec is said exactly when there is one";
+  EXPECT_EQ(c["truncated"], false);
 }
 
 TEST(Process, ForcedSamplingGivesTheBaselineOutputs) {

@@ -130,11 +130,13 @@ TEST(SamplerLink, RecordsForkExecAndExitAndCleansUpADaemonInExactMode) {
   EXPECT_TRUE(record.streamDone);
   bool sawTrue = false, sawDaemon = false, sawRootExit = false;
   for (const auto& row : record.samples) {
-    sawTrue |= row.command == "/bin/true";
+    // "[true]": it exited before its argv was read (sampler-observer-test.c++ has the detail).
+    sawTrue |= row.command == "/bin/true" || row.command == "[true]";
     sawDaemon |= row.command == "sleep 30" && row.sessionId == row.pid;
     sawRootExit |= row.pid == target.pid && row.command.empty();
   }
-  EXPECT_TRUE(sawTrue);
+  EXPECT_TRUE(sawTrue || record.unreadCommands > 0) << "a lost command is counted";
+  EXPECT_FALSE(record.partial);
   EXPECT_TRUE(sawDaemon);
   EXPECT_TRUE(sawRootExit);
   expectNothingLeft(token, prepared.cgroupPath);
@@ -177,18 +179,31 @@ TEST(SamplerLink, ATargetThatExitsBeforeStartArrivesIsStillRecordedInExactMode) 
   auto cleanup = link.cleanup().wait(io.waitScope);
   EXPECT_TRUE(cleanup.complete) << cleanup.problem;
   const auto& record = link.record();
-  EXPECT_FALSE(record.partial);
   std::string rows;
   for (const auto& row : record.samples)
     rows += std::to_string(row.pid) + " " + std::to_string(row.parentPid) + " '" + row.command +
             "' " + std::to_string(row.processGroupId.value_or(-1)) + "\n";
-  // The shell's exec, the exec of echo (both in the root), then the root's exit.
-  ASSERT_EQ(record.samples.size(), 3u) << rows;
-  EXPECT_EQ(record.samples[0].command, "/bin/sh -c exec /bin/echo quick");
-  EXPECT_EQ(record.samples[1].command, "/bin/echo quick");
-  EXPECT_EQ(record.samples[2].command, "");
+  // The shell's exec, the exec of echo (both in the root), then the root's exit. An exec row
+  // names the program by argv or, if it had already exited, by name ("[echo]"); one read too
+  // late (reaped, or already replaced by the next exec) is missing and counted as unread.
+  ASSERT_GE(record.samples.size(), 1u);
+  ASSERT_LE(record.samples.size(), 3u) << rows;
+  EXPECT_EQ(record.samples.back().command, "") << rows;
   for (const auto& row : record.samples)
     EXPECT_EQ(row.pid, target.pid);
+  auto isShell = [](const std::string& c) {
+    return c == "/bin/sh -c exec /bin/echo quick" || c == "[sh]";
+  };
+  auto isEcho = [](const std::string& c) { return c == "/bin/echo quick" || c == "[echo]"; };
+  size_t execs = record.samples.size() - 1;
+  EXPECT_FALSE(record.partial);
+  EXPECT_EQ(execs + record.unreadCommands, 2u) << rows;
+  if (execs == 2) {
+    EXPECT_TRUE(isShell(record.samples[0].command)) << rows;
+    EXPECT_TRUE(isEcho(record.samples[1].command)) << rows;
+  } else if (execs == 1) {
+    EXPECT_TRUE(isShell(record.samples[0].command) || isEcho(record.samples[0].command)) << rows;
+  }
   expectNothingLeft(token, prepared.cgroupPath);
 }
 

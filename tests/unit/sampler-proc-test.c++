@@ -398,11 +398,60 @@ TEST(SamplerEventTracker, AnExecThatRacedItsExitKeepsWhatCanBeKnown) {
   ASSERT_EQ(sink.rows.size(), 3u);
   EXPECT_EQ(sink.rows[2].command, "[comm]");
   EXPECT_FALSE(recorder.isPartial());
-  // Reaped before we looked: the exec's command is lost, and the samples say so.
+  // Reaped before we looked: the exec's command is lost, and counted (not partial).
+  EXPECT_EQ(recorder.unreadCommandCount(), 0u);
   proc.remove(CHILD);
   tracker.handle(event(ProcEvent::EXEC, 5, CHILD));
   EXPECT_EQ(sink.rows.size(), 3u);
-  EXPECT_TRUE(recorder.isPartial());
+  EXPECT_EQ(recorder.unreadCommandCount(), 1u);
+  EXPECT_FALSE(recorder.isPartial());
+}
+
+TEST(SamplerEventTracker, AnExecReadAfterTheNextExecIsLostNotMisnamed) {
+  // `sh -c 'exec /bin/echo quick'` read late: /proc already shows echo for the shell's exec.
+  Rows sink;
+  SampleRecorder recorder(100, sink);
+  FakeProc proc;
+  std::vector<ProcEvent> queue;  // what is read but not yet handled, as the observer holds it
+  size_t next = 0;
+  EventTracker tracker(
+      ROOT, recorder, []() { return std::vector<pid_t>(); }, proc,
+      [&](pid_t pid) {
+        for (size_t i = next; i < queue.size(); ++i) {
+          if (queue[i].kind == ProcEvent::EXEC && queue[i].pid == pid) return true;
+        }
+        return false;
+      });
+  proc.set(ROOT, 77, ROOT, ROOT, "/bin/echo quick");
+  queue = {event(ProcEvent::FORK, 1, ROOT, 77), event(ProcEvent::EXEC, 2, ROOT),
+           event(ProcEvent::EXEC, 3, ROOT)};
+  while (next < queue.size())
+    tracker.handle(queue[next++]);
+  ASSERT_EQ(sink.rows.size(), 1u);
+  EXPECT_EQ(sink.rows[0], (ProcessRecord{3, ROOT, 77, ROOT, ROOT, "/bin/echo quick"}));
+  EXPECT_EQ(recorder.unreadCommandCount(), 1u) << "what the shell ran is lost, and counted";
+  EXPECT_FALSE(recorder.isPartial());
+}
+
+TEST(SamplerEventTracker, ALiveProcessWithoutArgvIsBetweenTwoExecs) {
+  Rows sink;
+  SampleRecorder recorder(100, sink);
+  FakeProc proc;
+  EventTracker tracker(
+      ROOT, recorder, []() { return std::vector<pid_t>(); }, proc);
+  proc.set(ROOT, 77, ROOT, ROOT, "/bin/sh");
+  tracker.handle(event(ProcEvent::FORK, 1, ROOT, 77));
+  tracker.handle(event(ProcEvent::EXEC, 2, ROOT));
+  proc.set(CHILD, ROOT, ROOT, ROOT, "/bin/sh");
+  tracker.handle(event(ProcEvent::FORK, 3, CHILD, ROOT));
+  ASSERT_EQ(sink.rows.size(), 2u);
+  // Its next exec has new memory but no arguments yet: no row (an empty command would read as
+  // an exit), and the exec is counted as unread.
+  proc.set(CHILD, ROOT, ROOT, ROOT, "", 'R');
+  tracker.handle(event(ProcEvent::EXEC, 4, CHILD));
+  EXPECT_EQ(sink.rows.size(), 2u);
+  EXPECT_EQ(recorder.unreadCommandCount(), 1u);
+  EXPECT_TRUE(tracker.isTracked(CHILD));
 }
 
 TEST(SamplerEventTracker, AnOverrunResynchronisesFromTheCgroup) {
