@@ -1,18 +1,14 @@
 #include "supervisor/checkpoint-driver.h"
 
-#include <time.h>
-
 #include <kj/debug.h>
+
+#include "helpers/common/clock.h"
 
 namespace rea::supervisor {
 
 namespace {
 
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+using helper::monotonicNowNs;
 
 const char BEFORE[] = "before";
 const char AFTER_SETTLEMENT[] = "after_settlement";
@@ -56,15 +52,13 @@ void CheckpointDriver::start(uint64_t t0, std::string tempRootIn) {
   tempRoot = kj::mv(tempRootIn);
   auto set = kj::heap<kj::TaskSet>(static_cast<kj::TaskSet::ErrorHandler&>(*this));
   auto& timer = io.provider->getTimer();
-  uint64_t now = monotonicNowNs();
   for (const auto& checkpoint : plan.checkpoints) {
     if (auto* time = std::get_if<evidence::TimeTrigger>(&checkpoint.trigger.kind)) {
       uint64_t due = t0 + static_cast<uint64_t>(time->atMs) * 1000000u;
-      uint64_t delayNs = due > now ? due - now : 0;
       std::string name = checkpoint.name;
-      set->add(timer.afterDelay(int64_t(delayNs) * kj::NANOSECONDS).then([this, name]() {
-        trigger(name);
-      }));
+      // Never before its at_ms: kj's timer counts a delay from the loop's last wake-up, which
+      // can be milliseconds in the past (a checkpoint at 400 ms fired at 390).
+      set->add(helper::sleepUntilNs(timer, due).then([this, name]() { trigger(name); }));
     }
   }
   timers = kj::mv(set);
