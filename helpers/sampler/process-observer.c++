@@ -174,12 +174,14 @@ void ProcessObserver::start(pid_t root) {
     rootPid = root;
     tracker = makeTracker();
     if (earlyOverflow) recorder.markPartial();
-    KJ_ASSERT(nextPending == 0 && pending.empty(), "start() runs between drains");
-    pending = kj::mv(early);
+    // They precede whatever a flood left unhandled (drains handle a bounded share per turn).
+    auto replay = kj::mv(early);
     early.clear();
-    for (const auto& event : pending) {
+    for (const auto& event : replay) {
       if (event.kind == ProcEvent::EXEC) ++pendingExecs[event.pid];
     }
+    pending.insert(pending.begin() + static_cast<ptrdiff_t>(nextPending), replay.begin(),
+                   replay.end());
     while (nextPending < pending.size()) {
       handlePending(MAX_EVENTS_PER_DRAIN);
     }
