@@ -177,11 +177,9 @@ void ProcessObserver::start(pid_t root) {
     // They precede whatever a flood left unhandled (drains handle a bounded share per turn).
     auto replay = kj::mv(early);
     early.clear();
-    for (const auto& event : replay) {
-      if (event.kind == ProcEvent::EXEC) ++pendingExecs[event.pid];
-    }
     pending.insert(pending.begin() + static_cast<ptrdiff_t>(nextPending), replay.begin(),
                    replay.end());
+    countPendingExecs(nextPending, nextPending + replay.size());
     while (nextPending < pending.size()) {
       handlePending(MAX_EVENTS_PER_DRAIN);
     }
@@ -202,12 +200,16 @@ kj::Own<EventTracker> ProcessObserver::makeTracker() {
       [this](pid_t pid) { return laterExecQueued(pid); });
 }
 
+void ProcessObserver::countPendingExecs(size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    if (pending[i].kind == ProcEvent::EXEC) ++pendingExecs[pending[i].pid];
+  }
+}
+
 void ProcessObserver::readConnector() {
   size_t before = pending.size();
   queueEmpty = connector->readAvailable(pending);
-  for (size_t i = before; i < pending.size(); ++i) {
-    if (pending[i].kind == ProcEvent::EXEC) ++pendingExecs[pending[i].pid];
-  }
+  countPendingExecs(before, pending.size());
 }
 
 bool ProcessObserver::laterExecQueued(pid_t pid) {

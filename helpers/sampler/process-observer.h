@@ -155,6 +155,7 @@ class ProcessObserver {
 
   bool bornInCaptureCgroup(pid_t pid);
   kj::Own<EventTracker> makeTracker();
+  void countPendingExecs(size_t from, size_t to);  // pendingExecs += EXECs of pending[from, to)
   void readConnector();
   bool laterExecQueued(pid_t pid);
   void handlePending(size_t budget);
