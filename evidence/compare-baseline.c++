@@ -60,7 +60,7 @@ List copyList(const Json& capture, const char* key) {
   return List(source.begin(), source.end());
 }
 
-List filesystemObservations(const Json& capture) {
+List baselineFilesystemList(const Json& capture) {
   List list = copyList(capture, "filesystem_checkpoints");
   list.push_back(finalFilesystemElement(capture));
   return list;
@@ -75,7 +75,7 @@ List observations(const Json& capture, Dimension dimension) {
     case Dimension::EXIT:
       return List{exitElement(capture)};
     case Dimension::FILESYSTEM:
-      return filesystemObservations(capture);
+      return baselineFilesystemList(capture);
     case Dimension::PROTOCOL:
       return copyList(capture, "protocol_events");
     case Dimension::PROCESS:

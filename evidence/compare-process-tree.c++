@@ -114,7 +114,7 @@ std::vector<size_t> linkTree(std::vector<Node>& nodes) {
 void hashSubtrees(std::vector<Node>& nodes, const std::vector<size_t>& roots) {
   // Children before parents: reverse pre-order, iteratively (a chain can be 10,000 deep).
   std::vector<size_t> preorder;
-  std::vector<size_t> stack(roots.begin(), roots.end());
+  std::vector<size_t> stack = roots;
   while (!stack.empty()) {
     size_t current = stack.back();
     stack.pop_back();

@@ -1,31 +1,18 @@
 #include "evidence/host-port.h"
 
+#include "evidence/ascii.h"
+
 namespace rea::evidence {
 namespace {
 
-bool isDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool isAlpha(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-bool isAlnum(char c) {
-  return isDigit(c) || isAlpha(c);
-}
-bool isWord(char c) {
-  return isAlnum(c) || c == '_';
-}
-bool isHex(char c) {
-  return isDigit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
-}
 bool isHostChar(char c) {
-  return isAlnum(c) || c == '.' || c == '_' || c == '~' || c == '-';
+  return isAsciiAlnum(c) || c == '.' || c == '_' || c == '~' || c == '-';
 }
 bool isZoneChar(char c) {
   return isHostChar(c);
 }
 bool isIpv6Char(char c) {
-  return isHex(c) || c == ':' || c == '.';
+  return isAsciiHex(c) || c == ':' || c == '.';
 }
 bool isUserinfoChar(char c) {
   switch (c) {
@@ -48,7 +35,7 @@ bool isUserinfoChar(char c) {
     case '%':
       return true;
     default:
-      return isAlnum(c);
+      return isAsciiAlnum(c);
   }
 }
 
@@ -77,7 +64,7 @@ bool endsWithLocalhost(std::string_view s) {
 bool endsWithIpv4(std::string_view s) {
   size_t end = s.size();
   for (int part = 0; part < 4; ++part) {
-    size_t n = runBefore(s, end, 3, isDigit);
+    size_t n = runBefore(s, end, 3, isAsciiDigit);
     if (n == 0 || n > 3) return false;
     int value = 0;
     for (size_t i = end - n; i < end; ++i)
@@ -89,7 +76,7 @@ bool endsWithIpv4(std::string_view s) {
       --end;
     }
   }
-  return end == 0 || !(isWord(s[end - 1]) || s[end - 1] == '.');
+  return end == 0 || !(isAsciiWord(s[end - 1]) || s[end - 1] == '.');
 }
 
 bool endsWithIpv6Literal(std::string_view s) {
@@ -120,7 +107,7 @@ bool endsWithUrlAuthority(std::string_view s) {
     if (user > 128) return false;
     end -= user;
   }
-  return end >= 4 && s.substr(end - 3, 3) == "://" && isAlnum(s[end - 4]);
+  return end >= 4 && s.substr(end - 3, 3) == "://" && isAsciiAlnum(s[end - 4]);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "evidence/normalise-rule.h"
 
+#include "evidence/ascii.h"
+
 #include <algorithm>
 #include <cstring>
 #include <unordered_set>
@@ -76,13 +78,6 @@ void Substitution::expand(std::string_view textBefore, std::string_view match,
 }
 
 namespace {
-
-bool isDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool isWord(char c) {
-  return isDigit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
 
 // ---------------------------------------------------------------------------------------------
 // Literal needle
@@ -219,16 +214,16 @@ class DigitTokenRule final : public NormaliseRule {
     size_t copied = start;
     size_t i = start;
     while (i < input.size()) {
-      if (!isDigit(input[i])) {
+      if (!isAsciiDigit(input[i])) {
         ++i;
         continue;
       }
       size_t runStart = i;
-      while (i < input.size() && isDigit(input[i]))
+      while (i < input.size() && isAsciiDigit(input[i]))
         ++i;
       // A run that began in consumed input was released because it could not match; its
       // continuation cannot match either.
-      if (runStart == start && start > 0 && isDigit(input[start - 1])) continue;
+      if (runStart == start && start > 0 && isAsciiDigit(input[start - 1])) continue;
       std::string_view run = input.substr(runStart, i - runStart);
       bool open = i == input.size() && !final;
       if (open ? couldBecomeMatch(input, runStart, run) : isMatch(input, runStart, run)) {
@@ -263,7 +258,7 @@ class DigitTokenRule final : public NormaliseRule {
     if (run.size() <= longestToken && tokens.count(std::string(run)) > 0) return true;
     size_t end = runStart + run.size();
     return run.size() >= 2 && inHostPortContext(input, runStart, run.size()) &&
-           (end == input.size() || !isWord(input[end]));
+           (end == input.size() || !isAsciiWord(input[end]));
   }
 };
 

@@ -11,7 +11,7 @@ namespace {
 
 constexpr size_t DESCRIBED_STRING_UNITS = 40;  // longer strings are described, not quoted
 
-std::string integerRule(int64_t min, int64_t max) {
+std::string integerRangeRule(int64_t min, int64_t max) {
   if (max == StrictReader::MAX_SAFE_INTEGER) {
     return "must be an integer of at least " + std::to_string(min);
   }
@@ -88,7 +88,7 @@ bool StrictReader::integer(const Json& value, const std::string& path, int64_t m
   double number;
   if (!integralValue(value, number) || number < static_cast<double>(min) ||
       number > static_cast<double>(max)) {
-    fail(path, integerRule(min, max) + ", got " + describe(value));
+    fail(path, integerRangeRule(min, max) + ", got " + describe(value));
     return false;
   }
   out = static_cast<int64_t>(number);

@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# build.sh [DIR] [extra cmake args...]: configure (once) and build with ninja -j2. Progress and
-# compiler messages go to stderr, so a caller's stdout stays clean.
+# build.sh [DIR [TARGET...]]: configures DIR once (default build/) and builds the targets
+# (default: everything) with ninja -j2. The directory's name picks the configuration:
+#   build-asan  clang-14, AddressSanitizer + UndefinedBehaviorSanitizer, -O0, tests, no benchmarks
+#   build-fuzz  clang-14, libFuzzer targets only (-DREA_FUZZ=ON, coverage + both sanitizers, -O1)
+#   any other   the normal tree: g++, RelWithDebInfo (-O2 -g1), tests and benchmarks
+# Progress and compiler messages go to stderr, so a caller's stdout stays clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}; shift || true
 if [[ ! -f "$dir/build.ninja" ]]; then
-  cmake -S . -B "$dir" -G Ninja "$@" >&2
+  case "$(basename "$dir")" in
+    build-asan)
+      CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_SANITIZE=ON \
+        -DCMAKE_BUILD_TYPE=Debug -DREA_BUILD_BENCH=OFF \
+        -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 >&2 ;;
+    build-fuzz)
+      CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_FUZZ=ON \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" >&2 ;;
+    *)
+      cmake -S . -B "$dir" -G Ninja >&2 ;;
+  esac
 fi
-ninja -C "$dir" -j2 >&2
+ninja -C "$dir" -j2 "$@" >&2

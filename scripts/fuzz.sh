@@ -8,13 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 dir=build-fuzz
-if [[ ! -f "$dir/build.ninja" ]]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_FUZZ=ON \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
-    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" >&2
-fi
-ninja -C "$dir" -j2 fuzz-targets >&2
+bash scripts/build.sh "$dir" fuzz-targets
 [[ "$seconds" == 0 ]] && exit 0
 
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Installs every Debian package rea needs to build, test and benchmark.
-# Idempotent: when everything is present it prints nothing and does not touch apt.
+# setup.sh [--test]: installs the Debian packages rea needs to build (and, with --test, to run
+# its tests, fuzz targets and benchmarks). Idempotent: when everything is present it prints
+# nothing and does not touch apt.
 set -euo pipefail
 
-PACKAGES=(
-  # build
-  build-essential cmake ninja-build pkg-config clang-14 libclang-rt-14-dev clang-format
-  # libraries
-  capnproto libcapnp-dev libvterm-dev libseccomp-dev liburing-dev libssl-dev
-  nlohmann-json3-dev libgtest-dev libgmock-dev
+BUILD=(
+  build-essential cmake ninja-build pkg-config lld
+  capnproto libcapnp-dev libvterm-dev libseccomp-dev liburing-dev libssl-dev nlohmann-json3-dev
+  # configuring the project finds GoogleTest even when only rea is built
+  libgtest-dev libgmock-dev
+)
+TEST=(
+  clang-14 libclang-rt-14-dev clang-format
   # what the tests and benchmarks call
   util-linux bsdutils procps coreutils curl python3 python3-jsonschema iproute2 hyperfine time
-  asciinema groff-base chromium
+  asciinema groff-base man-db chromium
 )
 
+packages=("${BUILD[@]}")
+[[ "${1:-}" == "--test" ]] && packages+=("${TEST[@]}")
+
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi

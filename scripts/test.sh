@@ -1,16 +1,88 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds the normal and the ASan+UBSan trees, and runs every test
-# through CTest in both. Exit status is CTest's.
-set -euo pipefail
+# Installs what is needed, builds the normal tree (build/), the sanitizer tree (build-asan/) and
+# the fuzz targets (build-fuzz/), and runs every test through CTest in both trees plus every fuzz
+# target briefly. Stages that do not depend on each other overlap (tests/README.md "CI time"):
+#
+#   setup ─ build ─┬─ tests (build) ──────────────┐
+#                  └─ build-asan ─┬─ tests (build-asan) ─┬─ serial tests (both) ─ times
+#                                 └─ build-fuzz ─ fuzz ──┘
+#
+# Each stage's output goes to build-logs/<stage>.log; a failed stage's log tail is printed. The
+# time of each stage is printed at the end, so a slower CI shows at the next landing. Exit status
+# 0 only when every stage passed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-bash scripts/build.sh build
-bash scripts/build.sh build-asan -DREA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+logs=build-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+began=$(date +%s)
+
+stage() {
+  # stage NAME COMMAND...: runs COMMAND with its output in $logs/NAME.log and records the outcome
+  # and the seconds it took in $logs/NAME.result.
+  local name=$1 start status
+  shift
+  start=$(date +%s)
+  if "$@" >"$logs/$name.log" 2>&1; then status=ok; else status=FAILED; fi
+  echo "$status $(($(date +%s) - start))" >"$logs/$name.result"
+  [[ $status == ok ]]
+}
+
+ctest_stage() {
+  # ctest_stage DIR TIMEOUT CTEST-ARGS...: every test of the tree DIR through CTest. Tests wait
+  # on real processes and timers far more than they compute, so four run at once on two cores.
+  local dir=$1 timeout=$2
+  shift 2
+  (cd "$dir" && ctest --output-on-failure --timeout "$timeout" "$@")
+}
+
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+stage setup bash scripts/setup.sh --test &&
+  stage build bash scripts/build.sh build && {
+  stage tests-build ctest_stage build 300 -j4 -LE serial &
+  normal=$!
+  stage build-asan bash scripts/build.sh build-asan && {
+    stage tests-build-asan ctest_stage build-asan 600 -j4 -LE serial &
+    sanitized=$!
+    # Hostile input: every libFuzzer target for a short fixed time (tests/fuzz/README.md).
+    stage build-fuzz bash scripts/fuzz.sh 0 && stage fuzz bash scripts/fuzz.sh 10
+    wait $sanitized
+  }
+  wait $normal
+  # Tests that must have the machine to themselves (ctest label serial), after everything else.
+  stage serial-tests sh -c 'cd build && ctest --output-on-failure --timeout 300 -L serial &&
+    cd ../build-asan && ctest --output-on-failure --timeout 600 -L serial'
+}
+
+STAGES="setup build tests-build build-asan tests-build-asan build-fuzz fuzz serial-tests"
 status=0
-(cd build && ctest --output-on-failure -j2 --timeout 300) || status=1
-(cd build-asan && ctest --output-on-failure -j2 --timeout 600) || status=1
-# Hostile input: every libFuzzer target for a short fixed time (scripts/fuzz.sh, tests/fuzz/README.md).
-bash scripts/fuzz.sh 10 || status=1
+echo
+echo "stage              result  seconds"
+for name in $STAGES; do
+  if [[ -f "$logs/$name.result" ]]; then
+    read -r result seconds <"$logs/$name.result"
+  else
+    result="not run" seconds=-
+  fi
+  printf '%-18s %-7s %7s\n' "$name" "$result" "$seconds"
+  [[ $result == ok ]] || status=1
+done
+printf '%-18s %-7s %7s\n' total "" "$(($(date +%s) - began))"
+
+for name in $STAGES; do
+  [[ -f "$logs/$name.result" ]] || continue
+  read -r result seconds <"$logs/$name.result"
+  [[ $result == ok ]] && continue
+  echo
+  echo "==> $name FAILED; the end of $logs/$name.log:"
+  tail -n 150 "$logs/$name.log"
+done
+echo
+# How many tests ran in each stage (the count CI must not lose).
+for name in tests-build tests-build-asan serial-tests fuzz; do
+  [[ -f "$logs/$name.log" ]] && grep -h 'tests passed\|tests failed\|^fuzz-' "$logs/$name.log" |
+    sed "s/^/$name: /"
+done
 exit $status

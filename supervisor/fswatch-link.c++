@@ -5,21 +5,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "helpers/common/clock.h"
 #include "evidence/utf.h"
 #include "supervisor/fswatch-batch.h"
 
 namespace rea::supervisor {
 
+using helper::monotonicNowNs;
+
 namespace {
 
-const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;
-const uint64_t READER_LIMIT_WORDS = 128 * 1024 * 1024;  // 1 GiB: 100000 entries of deep paths
-
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+const uint64_t FSWATCH_READER_LIMIT_WORDS =
+    128 * 1024 * 1024;  // 1 GiB: 100000 entries of deep paths
 
 kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
@@ -92,7 +89,6 @@ class FswatchLink::Impl {
   std::string helperDirectory;
   kj::Duration deadline;
   bool finished = false;
-  bool stopping = false;
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
   kj::Maybe<kj::Own<capnp::TwoPartyVatNetwork>> network;
   kj::Maybe<kj::Own<capnp::RpcSystem<capnp::rpc::twoparty::VatId>>> rpc;
@@ -125,7 +121,7 @@ class FswatchLink::Impl {
     process = HelperProcess::spawn(io, "fswatch", path, nullptr);
     connection = KJ_ASSERT_NONNULL(process)->takeConnection();
     capnp::ReaderOptions options;
-    options.traversalLimitInWords = READER_LIMIT_WORDS;
+    options.traversalLimitInWords = FSWATCH_READER_LIMIT_WORDS;
     network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
                                                   capnp::rpc::twoparty::Side::CLIENT, options);
     rpc = kj::heap(capnp::makeRpcClient(*KJ_ASSERT_NONNULL(network)));
@@ -142,10 +138,9 @@ class FswatchLink::Impl {
     auto& helper = *KJ_ASSERT_NONNULL(process);
     return helper.whenEnded()
         .then([](HelperEnd end) -> kj::Maybe<HelperEnd> { return end; })
-        .exclusiveJoin(
-            io.provider->getTimer().afterDelay(STOP_GRACE).then([]() -> kj::Maybe<HelperEnd> {
-              return nullptr;
-            }))
+        .exclusiveJoin(io.provider->getTimer()
+                           .afterDelay(HELPER_STOP_GRACE)
+                           .then([]() -> kj::Maybe<HelperEnd> { return nullptr; }))
         .then([this, what = kj::mv(what)](kj::Maybe<HelperEnd> end) {
           KJ_IF_MAYBE (e, end) {
             lose("the fswatch helper " + e->describe() + " during a snapshot");
@@ -207,7 +202,8 @@ class FswatchLink::Impl {
     network = nullptr;
     hangUp(process, connection);
     KJ_IF_MAYBE (p, process) {
-      return ((fault != nullptr) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
+      return ((fault != nullptr) ? (*p)->stopLost(HELPER_STOP_GRACE)
+                                 : (*p)->stop(HELPER_STOP_GRACE))
           .then([this](HelperEnd end) {
             KJ_IF_MAYBE (f, fault) {
               f->end = end;

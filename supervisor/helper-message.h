@@ -9,9 +9,19 @@
 // Errors: none thrown; the broken rule is returned as text (empty when the message is fine).
 
 #include <kj/exception.h>
+
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace rea::supervisor {
+
+constexpr size_t MAX_BATCH_EVENTS = 4096;
+// The most events one batch of a helper's stream may carry (a longer batch breaks a rule).
+
+constexpr uint64_t HELPER_MESSAGE_LIMIT_WORDS = 8 * 1024 * 1024;
+// The reader's traversal limit for one message of a streaming helper: 64 MiB (a batch is about
+// 64 KiB).
 
 template <typename Func>
 std::string checkedRead(Func&& check) {

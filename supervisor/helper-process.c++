@@ -142,7 +142,15 @@ std::string defaultHelperDirectory() {
   KJ_SYSCALL(n = readlink("/proc/self/exe", path, sizeof(path) - 1), "/proc/self/exe");
   std::string exe(path, size_t(n));
   size_t slash = exe.rfind('/');
-  return slash == std::string::npos ? std::string(".") : exe.substr(0, slash);
+  std::string own = slash == std::string::npos ? std::string(".") : exe.substr(0, slash);
+  // Installed, rea is <prefix>/bin/rea and its helpers are in <prefix>/libexec/rea
+  // (REA_INSTALLED_HELPERS, relative to bin; CMakeLists.txt); in a build tree they are beside it.
+  std::string installed = own + "/" + REA_INSTALLED_HELPERS;
+  if (access((own + "/rea-pty").c_str(), X_OK) != 0 &&
+      access((installed + "/rea-pty").c_str(), X_OK) == 0) {
+    return installed;
+  }
+  return own;
 }
 
 kj::Own<HelperProcess> HelperProcess::spawn(kj::AsyncIoContext& io, kj::StringPtr name,

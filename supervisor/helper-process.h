@@ -24,6 +24,10 @@
 
 namespace rea::supervisor {
 
+constexpr kj::Duration HELPER_STOP_GRACE = 500 * kj::MILLISECONDS;
+// How long a helper asked to stop (or whose link gave up on it) may take to exit on its own
+// before it is killed.
+
 struct HelperEnd {
   // How a helper process ended, as reported in Evidence (A13) with the helper's name.
   enum class Kind {
@@ -58,8 +62,9 @@ const char* helperEndKindName(HelperEnd::Kind kind);
 // "exited", "stopped_by_us", "seccomp_kill", "crashed", "died_before_ready".
 
 std::string defaultHelperDirectory();
-// Where helper binaries live: $REA_HELPER_DIR when set and non-empty, else the directory of
-// /proc/self/exe (every binary of the build lands in build/bin, ARCHITECTURE "Folders").
+// Where helper binaries live: $REA_HELPER_DIR when set and non-empty; else the directory of
+// /proc/self/exe when the helpers are there (a build tree: every binary lands in build/bin);
+// else, installed, <prefix>/libexec/rea beside that <prefix>/bin.
 
 class HelperProcess;
 

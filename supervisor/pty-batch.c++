@@ -9,8 +9,6 @@ namespace rea::supervisor {
 
 namespace {
 
-const size_t MAX_BATCH = 4096;
-
 std::optional<PtyDispatch::Outcome> outcomeOf(schema::Dispatch::Outcome outcome) {
   switch (outcome) {
     case schema::Dispatch::Outcome::DISPATCHED:
@@ -51,7 +49,7 @@ std::string PtyStreamCheck::push(
     auto params = readParams();
     auto events = params.getEvents();
     if (record.streamDone) return "events after done";
-    if (events.size() > MAX_BATCH) return "a batch of more than 4096 events";
+    if (events.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 events";
     for (auto e : events) {
       std::string broken = event(e, nowNs, record, observer);
       if (!broken.empty()) return broken;

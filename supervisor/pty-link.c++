@@ -8,24 +8,20 @@
 
 #include <utility>
 
+#include "helpers/common/clock.h"
 #include "schema/pty.capnp.h"
 #include "supervisor/pty-batch.h"
+#include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
 
+using helper::monotonicNowNs;
+
 namespace {
 
-const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
-const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB; a batch is ~64 KiB
 // How long after the scenario deadline a silent helper is declared stalled: its watchdog kill
 // and the exit report need well under a second even on a loaded machine.
 const uint64_t DEADLINE_GRACE_NS = 3000000000ull;
-
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
 
 kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
@@ -253,7 +249,7 @@ void PtyLink::Impl::spawnHelper() {
   tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
   connection = helper().takeConnection();
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = READER_LIMIT_WORDS;
+  options.traversalLimitInWords = HELPER_MESSAGE_LIMIT_WORDS;
   network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
                                                 capnp::rpc::twoparty::Side::CLIENT, options);
   auto& vatNetwork = *KJ_ASSERT_NONNULL(network);
@@ -269,7 +265,7 @@ void PtyLink::Impl::spawnHelper() {
         if (shuttingDown || record.fault) return kj::Promise<void>(kj::READY_NOW);
         // The helper closed its end (it is dying or confused): give it a moment to exit, then
         // make sure; helperEnded() reports how it ended.
-        return io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+        return io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
           if (helper().end() == nullptr) helper().kill();
         });
       },
@@ -371,7 +367,8 @@ kj::Promise<void> PtyLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   hangUp(process, connection);
-  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  auto stopped =
+      record.fault ? helper().stopLost(HELPER_STOP_GRACE) : helper().stop(HELPER_STOP_GRACE);
   return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
@@ -429,7 +426,7 @@ void PtyLink::Impl::sinkDropped() {
   if (!record.streamDone && !record.fault && !shuttingDown) {
     // Either the connection is going (helperEnded() will say how), or the helper dropped its
     // sink while alive, which breaks the protocol.
-    tasks.add(io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+    tasks.add(io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
       if (!record.fault && !record.streamDone) violation("event sink dropped without done");
     }));
   }

@@ -9,7 +9,6 @@ namespace rea::supervisor {
 
 namespace {
 
-const size_t MAX_BATCH = 4096;
 const size_t MAX_PATH_BYTES = 16 * 1024;     // the server's request-line limit
 const size_t MAX_PLAN_TEXT_BYTES = 4000000;  // a plan body or message: 1,000,000 UTF-16 units
 const size_t MAX_DIAGNOSTICS = 100;
@@ -166,7 +165,7 @@ std::string ReplayStreamCheck::push(
     auto params = readParams();
     if (record.streamDone) return "events after done";
     auto events = params.getEvents();
-    if (events.size() > MAX_BATCH) return "a batch of more than 4096 events";
+    if (events.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 events";
     for (auto in : events) {
       ReplayEvent e;
       std::string broken = event(in, nowNs, record.events.size(), e);

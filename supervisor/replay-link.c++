@@ -13,25 +13,21 @@
 #include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 
+#include "helpers/common/clock.h"
 #include "supervisor/replay-batch.h"
+#include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
 
+using helper::monotonicNowNs;
+
 namespace {
 
-const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
 // A start answer comes at once (it binds a port); a helper silent for this long has stalled,
 // and nothing else would end the capture (A13: rea ends within its deadline).
 // 10 s, as the sampler's calls: a sanitizer build starting three helpers at once on a loaded
 // two-core machine (the test suite beside a headless browser) once needed more than 5 s.
 const kj::Duration START_DEADLINE = 10 * kj::SECONDS;
-const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
-
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
 
 void validateLaunch(const ReplayLaunch& launch) {
   KJ_REQUIRE(launch.protocolEvents >= 1 && launch.protocolEvents <= 100000,
@@ -153,7 +149,7 @@ kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
     tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
     connection = helper().takeConnection();
     capnp::ReaderOptions options;
-    options.traversalLimitInWords = READER_LIMIT_WORDS;
+    options.traversalLimitInWords = HELPER_MESSAGE_LIMIT_WORDS;
     network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
                                                   capnp::rpc::twoparty::Side::CLIENT, options);
     auto& vatNetwork = *KJ_ASSERT_NONNULL(network);
@@ -167,7 +163,7 @@ kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
     tasks.add(vatNetwork.onDisconnect().then(
         [this]() {
           if (shuttingDown || record.fault) return kj::Promise<void>(kj::READY_NOW);
-          return io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+          return io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
             if (helper().end() == nullptr) helper().kill();
           });
         },
@@ -296,7 +292,8 @@ kj::Promise<void> ReplayLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   hangUp(process, connection);
-  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  auto stopped =
+      record.fault ? helper().stopLost(HELPER_STOP_GRACE) : helper().stop(HELPER_STOP_GRACE);
   return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
@@ -334,7 +331,7 @@ void ReplayLink::Impl::violation(kj::StringPtr what) {
 void ReplayLink::Impl::sinkDropped() {
   sink = nullptr;
   if (!record.streamDone && !record.fault && !shuttingDown) {
-    tasks.add(io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+    tasks.add(io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
       if (!record.fault && !record.streamDone) violation("event sink dropped without done");
     }));
   }

@@ -7,8 +7,6 @@ namespace rea::supervisor {
 namespace {
 
 const size_t MAX_COMMAND_BYTES = 4 * 1024 * 1024;  // above any ARG_MAX cmdline
-const size_t MAX_BATCH = 4096;
-
 }  // namespace
 
 std::string SamplerStreamCheck::push(
@@ -18,7 +16,7 @@ std::string SamplerStreamCheck::push(
     auto params = readParams();
     auto samples = params.getSamples();
     if (record.streamDone) return "samples after done";
-    if (samples.size() > MAX_BATCH) return "a batch of more than 4096 samples";
+    if (samples.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 samples";
     for (auto sample : samples) {
       uint64_t atNs = sample.getAtNs();
       if (atNs < lastAtNs) return "sample times go back";

@@ -6,24 +6,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers/common/clock.h"
 #include "supervisor/owned-cleanup.h"
 #include "supervisor/sampler-answers.h"
 #include "supervisor/sampler-batch.h"
+#include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
 
+using helper::monotonicNowNs;
+
 namespace {
 
-const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
-const kj::Duration CALL_DEADLINE = 10 * kj::SECONDS;     // prepare, stop, cleanup
-const kj::Duration SETTLE_MARGIN = 5 * kj::SECONDS;      // beyond settle_ms
-const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;     // 64 MiB
-
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+const kj::Duration CALL_DEADLINE = 10 * kj::SECONDS;  // prepare, stop, cleanup
+const kj::Duration SETTLE_MARGIN = 5 * kj::SECONDS;   // beyond settle_ms
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
   auto paf = kj::newPromiseAndFulfiller<void>();
@@ -187,7 +183,7 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   }));
   connection = helper.takeConnection();
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = READER_LIMIT_WORDS;
+  options.traversalLimitInWords = HELPER_MESSAGE_LIMIT_WORDS;
   network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
                                                 capnp::rpc::twoparty::Side::CLIENT, options);
   rpc = kj::heap(capnp::makeRpcClient(*KJ_ASSERT_NONNULL(network)));
@@ -350,10 +346,10 @@ void SamplerLink::Impl::dropConnection() {
 
 void SamplerLink::Impl::release() {
   // The helper's work is done and its answer checked: hang up, and let it exit without us
-  // waiting (within STOP_GRACE, else it is killed; destroying the link reaps it).
+  // waiting (within HELPER_STOP_GRACE, else it is killed; destroying the link reaps it).
   dropConnection();
   KJ_IF_MAYBE (p, process) {
-    tasks.add((*p)->stop(STOP_GRACE).ignoreResult());
+    tasks.add((*p)->stop(HELPER_STOP_GRACE).ignoreResult());
   }
 }
 
@@ -361,7 +357,7 @@ kj::Promise<void> SamplerLink::Impl::shutDown() {
   // Drop the connection: a helper whose connection drops exits at once.
   dropConnection();
   KJ_IF_MAYBE (p, process) {
-    return ((record.fault) ? (*p)->stopLost(STOP_GRACE) : (*p)->stop(STOP_GRACE))
+    return ((record.fault) ? (*p)->stopLost(HELPER_STOP_GRACE) : (*p)->stop(HELPER_STOP_GRACE))
         .then([this](HelperEnd end) {
           if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
         });
@@ -394,7 +390,7 @@ void SamplerLink::Impl::violation(kj::StringPtr what) {
 void SamplerLink::Impl::sinkDropped() {
   sink = nullptr;
   if (!record.streamDone && !record.fault && !shuttingDown) {
-    tasks.add(io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+    tasks.add(io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
       if (!record.fault && !record.streamDone) violation("sample sink dropped without done");
     }));
   }

@@ -9,7 +9,6 @@ namespace rea::supervisor {
 
 namespace {
 
-const size_t MAX_BATCH = 4096;
 // A recorded call came from one request body of at most 64 KiB; decoding may turn each
 // ill-formed byte into U+FFFD (3 bytes), so its strings together stay below 3 × 64 KiB.
 const size_t MAX_CALL_TEXT_BYTES = 3 * 64 * 1024;
@@ -102,7 +101,7 @@ std::string ShimStreamCheck::push(
     auto params = readParams();
     if (record.streamDone) return "events after done";
     auto events = params.getEvents();
-    if (events.size() > MAX_BATCH) return "a batch of more than 4096 events";
+    if (events.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 events";
     for (auto event : events) {
       ShimCall call;
       std::string broken = check(event, nowNs, record.calls.size(), call);

@@ -6,25 +6,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "helpers/common/clock.h"
 #include "supervisor/shim-batch.h"
+#include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
 
+using helper::monotonicNowNs;
+
 namespace {
 
-const kj::Duration STOP_GRACE = 500 * kj::MILLISECONDS;  // voluntary exit before SIGKILL
 // A start answer comes at once (it binds a port); a helper silent for this long has stalled,
 // and nothing else would end the capture (A13: rea ends within its deadline).
 // 10 s, as the sampler's calls: a sanitizer build starting three helpers at once on a loaded
 // two-core machine (the test suite beside a headless browser) once needed more than 5 s.
 const kj::Duration START_DEADLINE = 10 * kj::SECONDS;
-const uint64_t READER_LIMIT_WORDS = 8 * 1024 * 1024;  // 64 MiB; a batch is ~64 KiB
-
-uint64_t monotonicNowNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
 
 kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
@@ -165,7 +161,7 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
   connection = helper().takeConnection();
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = READER_LIMIT_WORDS;
+  options.traversalLimitInWords = HELPER_MESSAGE_LIMIT_WORDS;
   network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
                                                 capnp::rpc::twoparty::Side::CLIENT, options);
   auto& vatNetwork = *KJ_ASSERT_NONNULL(network);
@@ -181,7 +177,7 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
         if (shuttingDown || record.fault) return kj::Promise<void>(kj::READY_NOW);
         // The helper closed its end: give it a moment to exit, then make sure; helperEnded()
         // reports how it ended.
-        return io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+        return io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
           if (helper().end() == nullptr) helper().kill();
         });
       },
@@ -269,7 +265,8 @@ kj::Promise<void> ShimLink::Impl::shutDown() {
   rpc = nullptr;
   network = nullptr;
   hangUp(process, connection);
-  auto stopped = record.fault ? helper().stopLost(STOP_GRACE) : helper().stop(STOP_GRACE);
+  auto stopped =
+      record.fault ? helper().stopLost(HELPER_STOP_GRACE) : helper().stop(HELPER_STOP_GRACE);
   return stopped.then([this](HelperEnd end) { helperEnded(end); });
 }
 
@@ -307,7 +304,7 @@ void ShimLink::Impl::violation(kj::StringPtr what) {
 void ShimLink::Impl::sinkDropped() {
   sink = nullptr;
   if (!record.streamDone && !record.fault && !shuttingDown) {
-    tasks.add(io.provider->getTimer().afterDelay(STOP_GRACE).then([this]() {
+    tasks.add(io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
       if (!record.fault && !record.streamDone) violation("event sink dropped without done");
     }));
   }

@@ -54,7 +54,10 @@ void ProcessWalker::walk(uint64_t atNs) {
   std::vector<std::pair<pid_t, pid_t>> level = {{rootPid, -1}};
   while (!level.empty() && rows.size() < rowLimit) {
     std::vector<std::pair<pid_t, pid_t>> next;
-    for (auto [pid, expectedParent] : level) {
+    for (const auto& item : level) {
+      // Named copies, not a structured binding: KJ_CONTEXT's lambda captures pid.
+      pid_t pid = item.first;
+      pid_t expectedParent = item.second;
       if (rows.size() >= rowLimit) break;
       KJ_CONTEXT("proc", pid);
       auto before = readStat(pid);

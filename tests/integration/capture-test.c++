@@ -9,26 +9,8 @@
 namespace rea::test {
 namespace {
 
-Json shScenario(const std::string& script) {
-  return Json{{"approved", true},
-              {"executable", "/bin/sh"},
-              {"arguments", {"-c", script}},
-              {"working_directory", "/tmp"},
-              {"environment", {{"PATH", "/usr/bin:/bin"}}},
-              {"timeout_ms", 20000}};
-}
-
 // Every capture test ends here: a valid Evidence record whose id recomputes, and nothing left
 // behind.
-void expectValidAndClean(const Sandbox& sandbox, const RunResult& result) {
-  ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
-  ASSERT_TRUE(result.output.has_value());
-  auto imported = evidence::importCaptureEvidence(*result.output);
-  EXPECT_TRUE(imported.ok()) << imported.detail;
-  EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
-  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
-}
-
 TEST(Capture, RecordsEchoOutputAndExit) {
   Sandbox sandbox;
   Json scenario = {{"approved", true},

@@ -24,15 +24,6 @@ Json reasCapture() {
   return Json::parse(text.str());
 }
 
-RunResult compare(Sandbox& sandbox, const Json& left, const Json& right,
-                  const std::vector<std::string>& options = {}) {
-  std::vector<std::string> args = {"compare-process-captures"};
-  args.insert(args.end(), options.begin(), options.end());
-  args.push_back(sandbox.writeFile("left.json", left.dump()));
-  args.push_back(sandbox.writeFile("right.json", right.dump()));
-  return sandbox.run(args);
-}
-
 size_t lineCount(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
@@ -59,7 +50,7 @@ TEST(CompareCli, ReasV4CaptureComparedWithItselfIsUnknownThroughItsSampledProces
   const Json& capture = fixture["normalized_result"];
   for (const std::vector<std::string>& options :
        {std::vector<std::string>{}, std::vector<std::string>{"--baseline-semantics"}}) {
-    auto result = compare(sandbox, fixture, fixture, options);
+    auto result = compareCaptures(sandbox, fixture, fixture, options);
     ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
     const Json& comparison = (*result.output)["normalized_result"];
     EXPECT_EQ(comparison["status"], "unknown") << comparison.dump();
@@ -90,14 +81,15 @@ TEST(CompareCli, MaxCaptureAgeAcceptsRecentCapturesAndRejectsOlderOnes) {
   // any run of this test; equality is accepted, so only an age beyond N is refused.
   Sandbox sandbox;
   Json fixture = reasCapture();
-  auto old = compare(sandbox, fixture, fixture, {"--max-capture-age-ms", "60000"});
+  auto old = compareCaptures(sandbox, fixture, fixture, {"--max-capture-age-ms", "60000"});
   expectRefused(old, "execution_failure", "max_capture_age_ms");
-  auto generous = compare(sandbox, fixture, fixture, {"--max-capture-age-ms", "9000000000000"});
+  auto generous =
+      compareCaptures(sandbox, fixture, fixture, {"--max-capture-age-ms", "9000000000000"});
   EXPECT_EQ(generous.exitCode, 0) << generous.stdoutText;
   EXPECT_EQ((*generous.output)["normalized_result"]["status"], "unknown");
   // Not a number, negative, or missing: a usage error (exit 2), not a refused comparison.
   for (const char* bad : {"-1", "ten", ""}) {
-    auto result = compare(sandbox, fixture, fixture, {"--max-capture-age-ms", bad});
+    auto result = compareCaptures(sandbox, fixture, fixture, {"--max-capture-age-ms", bad});
     EXPECT_EQ(result.exitCode, 2) << bad;
   }
   EXPECT_EQ(sandbox.run({"compare-process-captures", "a.json", "b.json", "--max-capture-age-ms"})
@@ -108,8 +100,8 @@ TEST(CompareCli, MaxCaptureAgeAcceptsRecentCapturesAndRejectsOlderOnes) {
 TEST(CompareCli, PrettyPrintsTheSameDocumentIndented) {
   Sandbox sandbox;
   Json fixture = reasCapture();
-  auto compact = compare(sandbox, fixture, fixture);
-  auto pretty = compare(sandbox, fixture, fixture, {"--pretty"});
+  auto compact = compareCaptures(sandbox, fixture, fixture);
+  auto pretty = compareCaptures(sandbox, fixture, fixture, {"--pretty"});
   ASSERT_EQ(compact.exitCode, 0);
   ASSERT_EQ(pretty.exitCode, 0);
   EXPECT_EQ(lineCount(compact.stdoutText), 1u);
@@ -121,7 +113,7 @@ TEST(CompareCli, PrettyPrintsTheSameDocumentIndented) {
   // Errors too.
   Json legacy = fixture;
   legacy["predicate_type"] = "rea.process-capture/v3";
-  auto refused = compare(sandbox, fixture, legacy, {"--pretty"});
+  auto refused = compareCaptures(sandbox, fixture, legacy, {"--pretty"});
   EXPECT_EQ(refused.exitCode, 1);
   EXPECT_NE(refused.stdoutText.find("{\n  \""), std::string::npos) << refused.stdoutText;
 }
@@ -134,29 +126,29 @@ TEST(CompareCli, LegacyV3AndOtherWorkflowsAreRefusedWithTheirOwnMessages) {
   Json legacy = fixture;
   legacy["predicate_type"] = "rea.process-capture/v3";
   legacy["evidence_id"] = evidence::computeEvidenceId(legacy);
-  auto right = compare(sandbox, fixture, legacy);
+  auto right = compareCaptures(sandbox, fixture, legacy);
   expectRefused(right, "invalid_input", "Process Capture v3");
   EXPECT_NE((*right.output)["message"].get<std::string>().find("right.json"), std::string::npos);
-  auto left = compare(sandbox, legacy, fixture);
+  auto left = compareCaptures(sandbox, legacy, fixture);
   expectRefused(left, "invalid_input", "Process Capture v3");
   EXPECT_NE((*left.output)["message"].get<std::string>().find("left.json"), std::string::npos);
 
   // Valid Evidence of another workflow: a comparison's own Evidence, and a capture from another
   // provider version.
-  auto comparison = compare(sandbox, fixture, fixture);
+  auto comparison = compareCaptures(sandbox, fixture, fixture);
   ASSERT_EQ(comparison.exitCode, 0);
-  expectRefused(compare(sandbox, *comparison.output, fixture), "invalid_input",
+  expectRefused(compareCaptures(sandbox, *comparison.output, fixture), "invalid_input",
                 "not produced by the current process capture workflow");
   Json otherProvider = fixture;
   otherProvider["provider"]["version"] = "2";
   otherProvider["evidence_id"] = evidence::computeEvidenceId(otherProvider);
-  expectRefused(compare(sandbox, fixture, otherProvider), "invalid_input",
+  expectRefused(compareCaptures(sandbox, fixture, otherProvider), "invalid_input",
                 "not produced by the current process capture workflow");
 
   // Without resealing, the envelope itself is what is wrong: not the workflow message.
   Json unsealed = fixture;
   unsealed["predicate_type"] = "rea.process-capture/v3";
-  auto tampered = compare(sandbox, fixture, unsealed);
+  auto tampered = compareCaptures(sandbox, fixture, unsealed);
   EXPECT_EQ(tampered.exitCode, 1);
   EXPECT_EQ((*tampered.output)["message"].get<std::string>().find("Process Capture v3"),
             std::string::npos)
@@ -181,7 +173,8 @@ TEST(CompareCli, ReasV4CaptureAndOursOfTheSameContractCompareAsTheSpecSays) {
   EXPECT_EQ(concatenatedFrames(*ours.output), "$ ");
 
   // Content only (timing between two machines is not the point here).
-  auto result = compare(sandbox, fixture, *ours.output, {"--timing-tolerance-ms", "600000"});
+  auto result =
+      compareCaptures(sandbox, fixture, *ours.output, {"--timing-tolerance-ms", "600000"});
   ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   const Json& comparison = (*result.output)["normalized_result"];
   // exit: REA writes `signal: 0` for a normal exit (B §6.6.2), we write null (A4).
@@ -223,7 +216,8 @@ TEST(CompareCli, ReasV4CaptureAndOursOfTheSameContractCompareAsTheSpecSays) {
     EXPECT_EQ(limitations[residualsAt + i], left["residual_unknowns"][i]["reason"]) << i;
 
   // Two fresh captures are young enough for any sensible maximum age.
-  auto young = compare(sandbox, *ours.output, *ours.output, {"--max-capture-age-ms", "600000"});
+  auto young =
+      compareCaptures(sandbox, *ours.output, *ours.output, {"--max-capture-age-ms", "600000"});
   EXPECT_EQ(young.exitCode, 0) << young.stdoutText;
 }
 

@@ -21,15 +21,6 @@ Json deterministicScenario() {
               {"timeout_ms", 20000}};
 }
 
-RunResult compare(Sandbox& sandbox, const Json& left, const Json& right,
-                  const std::vector<std::string>& options = {}) {
-  std::vector<std::string> args = {"compare-process-captures"};
-  args.insert(args.end(), options.begin(), options.end());
-  args.push_back(sandbox.writeFile("left.json", left.dump()));
-  args.push_back(sandbox.writeFile("right.json", right.dump()));
-  return sandbox.run(args);
-}
-
 // Re-seals a tampered capture so that its envelope is consistent and only the capture's own
 // validation (B §5.4) can catch the change.
 Json reseal(Json evidence) {
@@ -47,7 +38,7 @@ TEST(Compare, TwoCapturesOfADeterministicScenarioShowNoContentDivergence) {
   // Content only: timing on a loaded machine may legitimately differ by more than the default
   // tolerance (that is reported, as a timing divergence, checked below).
   auto result =
-      compare(sandbox, *first.output, *second.output, {"--timing-tolerance-ms", "600000"});
+      compareCaptures(sandbox, *first.output, *second.output, {"--timing-tolerance-ms", "600000"});
   ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   const Json& comparison = (*result.output)["normalized_result"];
   EXPECT_EQ((*result.output)["predicate_type"], "rea.process-comparison/v3");
@@ -73,7 +64,7 @@ TEST(Compare, TwoCapturesOfADeterministicScenarioShowNoContentDivergence) {
 
   // With the default tolerance, anything found can only be a timing divergence (or, sampled,
   // the process dimension's).
-  auto timed = compare(sandbox, *first.output, *second.output);
+  auto timed = compareCaptures(sandbox, *first.output, *second.output);
   ASSERT_EQ(timed.exitCode, 0);
   const Json& divergence = (*timed.output)["normalized_result"]["first_divergence"];
   if (divergence["status"] == "found" && (exact || divergence["dimension"] != "process")) {
@@ -81,7 +72,7 @@ TEST(Compare, TwoCapturesOfADeterministicScenarioShowNoContentDivergence) {
   }
 
   // In baseline mode read boundaries and timestamps are content: the same pair may differ.
-  auto baseline = compare(sandbox, *first.output, *second.output, {"--baseline-semantics"});
+  auto baseline = compareCaptures(sandbox, *first.output, *second.output, {"--baseline-semantics"});
   ASSERT_EQ(baseline.exitCode, 0);
 
   // The claim of the issue, `unchanged`, can only be checked under exact observation: say so
@@ -104,7 +95,7 @@ TEST(Compare, ARealDifferenceIsFoundInTheTerminalStream) {
   auto reconstruction = sandbox.capture(changed);
   ASSERT_EQ(authority.exitCode, 0);
   ASSERT_EQ(reconstruction.exitCode, 0);
-  auto result = compare(sandbox, *authority.output, *reconstruction.output);
+  auto result = compareCaptures(sandbox, *authority.output, *reconstruction.output);
   ASSERT_EQ(result.exitCode, 0) << result.stdoutText;
   const Json& comparison = (*result.output)["normalized_result"];
   EXPECT_EQ(comparison["status"], "changed");
@@ -151,7 +142,7 @@ TEST(Compare, TamperedCapturesAreRejectedWithTheMatchingValidationMessage) {
     if (std::string(c.name).find("without resealing") == std::string::npos) {
       tampered = reseal(tampered);
     }
-    auto result = compare(sandbox, original, tampered);
+    auto result = compareCaptures(sandbox, original, tampered);
     EXPECT_EQ(result.exitCode, 1) << c.name;
     ASSERT_TRUE(result.output.has_value()) << c.name;
     EXPECT_EQ((*result.output)["category"], "invalid_input") << c.name;
@@ -168,7 +159,7 @@ TEST(Compare, IncompatibleContractsNameTheFieldsThatDiffer) {
   auto right = sandbox.capture(other);
   ASSERT_EQ(left.exitCode, 0);
   ASSERT_EQ(right.exitCode, 0);
-  auto result = compare(sandbox, *left.output, *right.output);
+  auto result = compareCaptures(sandbox, *left.output, *right.output);
   EXPECT_EQ(result.exitCode, 1);
   ASSERT_TRUE(result.output.has_value());
   std::string message = (*result.output)["message"];
@@ -241,7 +232,7 @@ TEST(Compare, FilesShimsAndReplayCapturedTwiceAreUnchangedUnderExactObservation)
   }
 
   auto result =
-      compare(sandbox, *first.output, *second.output, {"--timing-tolerance-ms", "600000"});
+      compareCaptures(sandbox, *first.output, *second.output, {"--timing-tolerance-ms", "600000"});
   ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   const Json& comparison = (*result.output)["normalized_result"];
   for (const char* dimension :

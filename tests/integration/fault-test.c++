@@ -18,9 +18,12 @@
 
 #include "evidence/evidence-record.h"
 #include "tests/integration/harness.h"
+#include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
+
+using rea::test::readFile;
 
 constexpr int64_t TIMEOUT_MS = 4000;
 // rea's own stall deadlines (the scenario deadline plus 3 s for the pty, 5 s per call for the
@@ -35,13 +38,6 @@ int64_t nowMs() {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A target that keeps every helper busy for about a second: output (pty), children (sampler),

@@ -35,7 +35,7 @@ class Root {
   std::string path;
 };
 
-Json shScenario(const std::string& root, const std::string& script) {
+Json shScenarioIn(const std::string& root, const std::string& script) {
   return Json{{"approved", true},
               {"executable", "/bin/sh"},
               {"arguments", {"-c", "R='" + root + "'; " + script}},
@@ -47,15 +47,6 @@ Json shScenario(const std::string& root, const std::string& script) {
 
 Json checkpoint(const std::string& name, Json trigger) {
   return Json{{"name", name}, {"trigger", std::move(trigger)}};
-}
-
-void expectValidAndClean(const Sandbox& sandbox, const RunResult& result) {
-  ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
-  ASSERT_TRUE(result.output.has_value());
-  auto imported = evidence::importCaptureEvidence(*result.output);
-  EXPECT_TRUE(imported.ok()) << imported.detail;
-  EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
-  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
 
 std::vector<std::string> names(const Json& checkpoints) {
@@ -90,11 +81,12 @@ TEST(Filesystem, RecordsCreatedModifiedDeletedAndATransientFileSeenByACheckpoint
   root.file("keep", "same\n");
   root.file("change", "old\n");
   root.file("gone", "bye\n");
-  Json scenario = shScenario(root.path,
-                             "echo new > \"$R/change\"; rm \"$R/gone\"; echo x > \"$R/made\"; "
-                             "echo t > \"$R/transient\"; echo mark; sleep 1.5; "
-                             "rm \"$R/transient\"; echo end");
-  scenario["checkpoints"] = {checkpoint("mid", {{"type", "terminal_literal"}, {"value", "mark"}})};
+  Json scenario = shScenarioIn(root.path,
+                               "echo new > \"$R/change\"; rm \"$R/gone\"; echo x > \"$R/made\"; "
+                               "echo t > \"$R/transient\"; echo mark; sleep 1.5; "
+                               "rm \"$R/transient\"; echo end");
+  scenario["checkpoints"] =
+      Json::array({checkpoint("mid", {{"type", "terminal_literal"}, {"value", "mark"}})});
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
@@ -126,9 +118,9 @@ TEST(Filesystem, ATerminalLiteralCountsOccurrencesSplitAcrossReads) {
   Root root(sandbox);
   // "abc" arrives split over two reads ("ab", "c"), then whole: the second occurrence fires
   // `second` (after `one` exists, long before `two`); a third never comes.
-  Json scenario = shScenario(root.path,
-                             "printf ab; sleep 0.4; printf 'c\\n'; touch \"$R/one\"; sleep 0.4; "
-                             "printf 'abc\\n'; sleep 1.5; touch \"$R/two\"; echo end");
+  Json scenario = shScenarioIn(root.path,
+                               "printf ab; sleep 0.4; printf 'c\\n'; touch \"$R/one\"; sleep 0.4; "
+                               "printf 'abc\\n'; sleep 1.5; touch \"$R/two\"; echo end");
   scenario["checkpoints"] = {
       checkpoint("second", {{"type", "terminal_literal"}, {"value", "abc"}, {"occurrence", 2}}),
       checkpoint("third", {{"type", "terminal_literal"}, {"value", "abc"}, {"occurrence", 3}})};
@@ -147,7 +139,7 @@ TEST(Filesystem, TimeRootExitAndSettledTriggersFireInOrder) {
   Sandbox sandbox;
   Root root(sandbox);
   Json scenario =
-      shScenario(root.path, "touch \"$R/early\"; sleep 1; touch \"$R/late\"; echo done");
+      shScenarioIn(root.path, "touch \"$R/early\"; sleep 1; touch \"$R/late\"; echo done");
   scenario["checkpoints"] = {checkpoint("settle", {{"type", "settled"}}),
                              checkpoint("exit", {{"type", "root_exit"}}),
                              checkpoint("soon", {{"type", "time"}, {"at_ms", 400}}),
@@ -178,7 +170,7 @@ TEST(Filesystem, SymlinksInsideTheRootAreRelativeAndOutsideOnesAreHidden) {
   ASSERT_EQ(symlink("target", root.at("rel").c_str()), 0);
   ASSERT_EQ(symlink(root.at("target").c_str(), root.at("abs").c_str()), 0);
   ASSERT_EQ(symlink("/etc/passwd", root.at("out").c_str()), 0);
-  auto result = sandbox.capture(shScenario(root.path, "true"));
+  auto result = sandbox.capture(shScenarioIn(root.path, "true"));
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
   EXPECT_EQ((*find(c["files_before"], "root_0:rel"))["symlink_target"], "target");
@@ -195,7 +187,7 @@ TEST(Filesystem, FileAndByteBudgetsTruncate) {
   root.file("a", "0123456789");
   root.file("b", "b");
   root.file("c", "c");
-  Json scenario = shScenario(root.path, "true");
+  Json scenario = shScenarioIn(root.path, "true");
   scenario["limits"] = {{"files", 3}, {"file_bytes", 5}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
@@ -228,7 +220,7 @@ TEST(Filesystem, AnUnreadableFileBeforeTheRunFailsWithAStructuredError) {
   ASSERT_EQ(chmod(sandbox.tmpdir().c_str(), 0777), 0);
   Root root(sandbox);
   root.file("secret", "s", 0600);  // root's: nobody may not open it
-  Json scenario = shScenario(root.path, "true");
+  Json scenario = shScenarioIn(root.path, "true");
   EXPECT_EXIT(captureAsNobody(sandbox, scenario, false), testing::ExitedWithCode(0), "");
 }
 
@@ -238,9 +230,9 @@ TEST(Filesystem, AFileMadeUnreadableDuringTheRunFailsAfterCleanup) {
   Root root(sandbox);
   ASSERT_EQ(chmod(root.path.c_str(), 0777), 0);
   // The target (nobody) leaves a file nobody may read, and a background process behind.
-  Json scenario = shScenario(root.path,
-                             "echo s > \"$R/secret\"; chmod 000 \"$R/secret\"; "
-                             "sleep 30 & echo started");
+  Json scenario = shScenarioIn(root.path,
+                               "echo s > \"$R/secret\"; chmod 000 \"$R/secret\"; "
+                               "sleep 30 & echo started");
   EXPECT_EXIT(captureAsNobody(sandbox, scenario, true), testing::ExitedWithCode(0), "");
   EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
@@ -283,7 +275,7 @@ TEST(Filesystem, ALostHelperLeavesATruncatedCaptureWithAFilesystemResidual) {
       usleep(10000);
     }
   });
-  auto result = sandbox.capture(shScenario(root.path, "sleep 2; echo done"));
+  auto result = sandbox.capture(shScenarioIn(root.path, "sleep 2; echo done"));
   killer.join();
   ASSERT_TRUE(killed);
   expectValidAndClean(sandbox, result);

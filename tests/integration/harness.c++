@@ -13,6 +13,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+
+#include "evidence/evidence-record.h"
+
 namespace rea::test {
 namespace {
 
@@ -204,6 +208,33 @@ std::string concatenatedFrames(const Json& evidence) {
   for (const auto& frame : capture(evidence).at("frames"))
     out += frame.at("data").get<std::string>();
   return out;
+}
+
+Json shScenario(const std::string& script) {
+  return Json{{"approved", true},
+              {"executable", "/bin/sh"},
+              {"arguments", {"-c", script}},
+              {"working_directory", "/tmp"},
+              {"environment", {{"PATH", "/usr/bin:/bin"}}},
+              {"timeout_ms", 20000}};
+}
+
+RunResult compareCaptures(Sandbox& sandbox, const Json& left, const Json& right,
+                          const std::vector<std::string>& options) {
+  std::vector<std::string> args = {"compare-process-captures"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back(sandbox.writeFile("left.json", left.dump()));
+  args.push_back(sandbox.writeFile("right.json", right.dump()));
+  return sandbox.run(args);
+}
+
+void expectValidAndClean(const Sandbox& sandbox, const RunResult& result) {
+  ASSERT_EQ(result.exitCode, 0) << result.stdoutText.substr(0, 2000) << result.stderrText;
+  ASSERT_TRUE(result.output.has_value());
+  auto imported = evidence::importCaptureEvidence(*result.output);
+  EXPECT_TRUE(imported.ok()) << imported.detail;
+  EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
+  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
 
 }  // namespace rea::test

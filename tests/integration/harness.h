@@ -75,6 +75,16 @@ std::vector<std::string> cgroupCandidates(const std::string& runToken);
 // Where the sampler may have created the capture cgroup of that run token: the cgroup2 mount, or
 // this process's own group under it.
 std::string concatenatedFrames(const Json& evidence);
+
+Json shScenario(const std::string& script);
+// An approved scenario: `/bin/sh -c script` in /tmp, PATH only, a 20 s timeout.
+
+RunResult compareCaptures(Sandbox& sandbox, const Json& left, const Json& right,
+                          const std::vector<std::string>& options = {});
+// Writes both captures into the sandbox and runs `rea compare-process-captures [options] L R`.
+
+void expectValidAndClean(const Sandbox& sandbox, const RunResult& result);
+// The run succeeded with Evidence that imports, and left no temp root and no process behind.
 const Json& capture(const Json& evidence);  // normalized_result
 
 }  // namespace rea::test

@@ -20,14 +20,7 @@
 #include "evidence/evidence-record.h"
 #include "evidence/utf.h"
 #include "tests/integration/harness.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define REA_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REA_TEST_ASAN 1
-#endif
-#endif
+#include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
@@ -46,7 +39,7 @@ long peakChildRssKb() {
   return usage.ru_maxrss;
 }
 
-Json shScenario(const std::string& script) {
+Json longShScenario(const std::string& script) {
   return Json{{"approved", true},
               {"executable", "/bin/sh"},
               {"arguments", {"-c", script}},
@@ -54,15 +47,6 @@ Json shScenario(const std::string& script) {
               {"environment", {{"PATH", "/usr/bin:/bin"}}},
               {"settle_ms", 200},
               {"timeout_ms", 120000}};
-}
-
-void expectValidAndClean(const Sandbox& sandbox, const RunResult& result) {
-  ASSERT_EQ(result.exitCode, 0) << result.stdoutText.substr(0, 2000) << result.stderrText;
-  ASSERT_TRUE(result.output.has_value());
-  auto imported = evidence::importCaptureEvidence(*result.output);
-  EXPECT_TRUE(imported.ok()) << imported.detail;
-  EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
-  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
 
 void expectExitedNormally(const Json& c, int code) {
@@ -73,7 +57,7 @@ void expectExitedNormally(const Json& c, int code) {
 TEST(HostileTarget, AHugeLineWithoutNewlineKeepsToTheByteLimitAndBoundedMemory) {
   Sandbox sandbox;
   const long limitBytes = 1000000;
-  Json scenario = shScenario("head -c 40000000 /dev/zero | tr '\\0' x; echo; exit 7");
+  Json scenario = longShScenario("head -c 40000000 /dev/zero | tr '\\0' x; echo; exit 7");
   scenario["limits"] = {{"output_bytes", limitBytes}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
@@ -100,14 +84,15 @@ TEST(HostileTarget, InvalidUtf8BecomesReplacementCharactersAndValidEvidence) {
     snprintf(escape, sizeof(escape), "\\%03o", b);
     all += escape;
   }
-  std::string script = "printf 'all:" + all +
-                       ":end\\n'; printf 'cont:\\200\\277\\200:end\\n'; "
-                       "printf 'overlong:\\300\\257\\340\\200\\257\\360\\200\\200\\257:end\\n'; "
-                       "printf 'surrogate:\\355\\240\\200\\355\\277\\277:end\\n'; "
-                       "printf 'long:\\370\\210\\200\\200\\200\\374\\204\\200\\200\\200\\200:end\\n'; "
-                       "printf 'cut:\\342\\202'; sleep 0.2; printf '\\254:euro\\n'; "
-                       "printf 'tail:\\360\\237'; sleep 0.2; printf 'marker-after\\n'";
-  auto result = sandbox.capture(shScenario(script));
+  std::string script =
+      "printf 'all:" + all +
+      ":end\\n'; printf 'cont:\\200\\277\\200:end\\n'; "
+      "printf 'overlong:\\300\\257\\340\\200\\257\\360\\200\\200\\257:end\\n'; "
+      "printf 'surrogate:\\355\\240\\200\\355\\277\\277:end\\n'; "
+      "printf 'long:\\370\\210\\200\\200\\200\\374\\204\\200\\200\\200\\200:end\\n'; "
+      "printf 'cut:\\342\\202'; sleep 0.2; printf '\\254:euro\\n'; "
+      "printf 'tail:\\360\\237'; sleep 0.2; printf 'marker-after\\n'";
+  auto result = sandbox.capture(longShScenario(script));
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
   expectExitedNormally(c, 0);
@@ -137,7 +122,7 @@ TEST(HostileTarget, EndlessEscapeSequencesDoNotStallTheRendererOrGrowMemory) {
       "printf '\\033]0;'; head -c 2000000 /dev/zero | tr '\\0' t; "
       "printf '\\033P'; head -c 2000000 /dev/zero | tr '\\0' q; "
       "printf 'plain-text-after\\n'";
-  Json scenario = shScenario(script);
+  Json scenario = longShScenario(script);
   scenario["limits"] = {{"output_bytes", limitBytes}, {"frames", 100000}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
@@ -155,8 +140,8 @@ TEST(HostileTarget, ATargetThatClosesItsTerminalEarlyIsStillWaitedForAndItsExitR
   Sandbox sandbox;
   // The root closes fds 0-2 (its only handles on the PTY: the master then reads EIO) and keeps
   // running for a while before it exits 3. Its exit, not the closed terminal, ends the run.
-  auto result = sandbox.capture(
-      shScenario("echo before-close; exec 0<&- 1>&- 2>&-; sleep 1; exit 3"));
+  auto result =
+      sandbox.capture(longShScenario("echo before-close; exec 0<&- 1>&- 2>&-; sleep 1; exit 3"));
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
   expectExitedNormally(c, 3);
@@ -166,7 +151,7 @@ TEST(HostileTarget, ATargetThatClosesItsTerminalEarlyIsStillWaitedForAndItsExitR
   // A child keeps the terminal open after the root closed its own copies and exited: the
   // capture still ends (settlement, then cleanup of the child), no hang until the deadline.
   result = sandbox.capture(
-      shScenario("echo parent; (sleep 30 <&- ; true) & exec 0<&- 1>&- 2>&-; exit 0"));
+      longShScenario("echo parent; (sleep 30 <&- ; true) & exec 0<&- 1>&- 2>&-; exit 0"));
   expectValidAndClean(sandbox, result);
   expectExitedNormally(capture(*result.output), 0);
 }
@@ -176,8 +161,9 @@ TEST(HostileTarget, AForkBombIsCutAtTheProcessLimitAndCleanedUp) {
   const int limit = 30;
   // 300 children at once, each living long enough to be sampled in any mode; the root exits
   // first, so settlement finds them alive and owned cleanup must kill every one of them.
-  Json scenario = shScenario("i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i+1)); done; "
-                             "sleep 0.5; echo forked");
+  Json scenario = longShScenario(
+      "i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i+1)); done; "
+      "sleep 0.5; echo forked");
   scenario["limits"] = {{"processes", limit}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
@@ -244,7 +230,7 @@ TEST(HostileTarget, AMillionEntriesInARootAreCutAtTheFileLimitWithBoundedMemory)
   fillRoot(root);
   if (HasFatalFailure()) return removeRoot(root);
   const int limit = 20000;
-  Json scenario = shScenario("rm \"" + root + "/d000/f000\"; echo walked");
+  Json scenario = longShScenario("rm \"" + root + "/d000/f000\"; echo walked");
   scenario["filesystem_roots"] = {root};
   scenario["limits"] = {{"files", limit}};
   auto result = sandbox.capture(scenario);

@@ -9,9 +9,12 @@
 
 #include "evidence/evidence-record.h"
 #include "tests/integration/harness.h"
+#include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
+
+using rea::test::readFile;
 
 constexpr int CAPTURES = 20;
 constexpr int LINES = 300;
@@ -42,13 +45,6 @@ Json scenarioFor(int index, const std::string& idsPath) {
               {"environment", {{"PATH", "/usr/bin:/bin"}}},
               {"limits", {{"frames", 100000}}},
               {"timeout_ms", 120000}};
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 TEST(Load, TwentyCapturesAtOnceStayApartAndAllComplete) {

@@ -124,7 +124,7 @@ TEST_P(Ownership, AnEnvironmentScrubbingDescendantIsReportedAndNotSignalled) {
   std::string script = "echo $REA_PROCESS_RUN_ID > " + tokenFile +
                        "; /usr/bin/env -i LANG=C /bin/sh -c 'trap \"\" HUP; echo $$ > " + pidFile +
                        "; exec /bin/sleep 30' & (trap '' HUP; exec /bin/sleep 30) & /bin/sleep 0.5";
-  auto result = sandbox.capture(shScenario(script, 300));
+  auto result = sandbox.capture(settledScenario(script, 300));
   pid_t scrubbed = awaitPidFile(pidFile);
   ASSERT_GT(scrubbed, 0) << "the scrubbed descendant did not start";
 
@@ -157,7 +157,7 @@ TEST_P(Ownership, ZombiesDoNotFailSettlementOrCleanup) {
       "; exec /bin/sleep 30 ) & /bin/sleep 1; echo zombie:$(cut -d' ' -f3 "
       "/proc/$(cat " +
       zombieFile + ")/stat):; exec /bin/sh -c '/bin/sleep 0.05 & exec /bin/sleep 0.3'";
-  auto result = sandbox.capture(shScenario(script, 300));
+  auto result = sandbox.capture(settledScenario(script, 300));
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
   EXPECT_NE(concatenatedFrames(*result.output).find("zombie:Z:"), std::string::npos)
@@ -233,7 +233,7 @@ TEST_P(Ownership, ARecycledPidLeadingAnObservedGroupIsNeverSignalled) {
     }
     std::ofstream(readyFile) << "go\n";  // always: the target must end either way
   });
-  auto result = sandbox.capture(shScenario(script, 300));
+  auto result = sandbox.capture(settledScenario(script, 300));
   stager.join();
   ASSERT_GT(leader, 0) << "the target's session leader did not start";
   if (foreign == -EPERM) GTEST_SKIP() << "clone3 set_tid not permitted here";

@@ -25,15 +25,12 @@ inline const char SAMPLED_SENTENCE[] =
 // (pids, ports) can touch it; tokenFrom() maps it back.
 inline const char PRINT_TOKEN[] = "echo token:$(echo $REA_PROCESS_RUN_ID | tr 0-9a-f g-v):; ";
 
-inline Json shScenario(const std::string& script, int settleMs = 100) {
-  return Json{{"approved", true},
-              {"executable", "/bin/sh"},
-              {"arguments", {"-c", script}},
-              {"working_directory", "/tmp"},
-              {"environment", {{"PATH", "/usr/bin:/bin"}}},
-              {"settle_ms", settleMs},
-              {"timeout_ms", 20000}};
+inline Json settledScenario(const std::string& script, int settleMs = 100) {
+  Json scenario = shScenario(script);
+  scenario["settle_ms"] = settleMs;
+  return scenario;
 }
+// shScenario() with `settle_ms`.
 
 inline std::string tokenFrom(const Json& evidence) {
   std::string out = concatenatedFrames(evidence);

@@ -45,7 +45,7 @@ bool hasResidual(const Json& c, const std::string& scope) {
 TEST(Process, ExactModeRecordsForkExecAndExitAndCleansUpADaemonThatOutlivesTheRoot) {
   Sandbox sandbox;
   auto result = sandbox.capture(
-      shScenario(std::string(PRINT_TOKEN) + "/bin/true; (setsid sleep 30 &); sleep 0.1", 300));
+      settledScenario(std::string(PRINT_TOKEN) + "/bin/true; (setsid sleep 30 &); sleep 0.1", 300));
   expectValidAndClean(sandbox, result);
   if (!isExact(*result.output)) GTEST_SKIP() << "exact process observation unavailable here";
   const Json& c = capture(*result.output);
@@ -98,7 +98,7 @@ TEST(Process, ExactModeSettlesAsSoonAsTheGroupIsEmpty) {
 TEST(Process, ExactModeSeesAllOfAHundredShortLivedProcesses) {
   Sandbox sandbox;
   auto result =
-      sandbox.capture(shScenario("i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done"));
+      sandbox.capture(settledScenario("i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done"));
   expectValidAndClean(sandbox, result);
   if (!isExact(*result.output)) GTEST_SKIP() << "exact process observation unavailable here";
   const Json& c = capture(*result.output);
@@ -131,8 +131,8 @@ TEST(Process, ExactModeSeesAllOfAHundredShortLivedProcesses) {
 TEST(Process, ForcedSamplingGivesTheBaselineOutputs) {
   ForcedSampling forced;
   Sandbox sandbox;
-  auto result =
-      sandbox.capture(shScenario(std::string(PRINT_TOKEN) + "sleep 0.3 & sleep 0.2; wait", 100));
+  auto result = sandbox.capture(
+      settledScenario(std::string(PRINT_TOKEN) + "sleep 0.3 & sleep 0.2; wait", 100));
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
   EXPECT_EQ(c["manifest"]["process_observation"], "sampled");
@@ -151,7 +151,7 @@ TEST(Process, ForcedSamplingGivesTheBaselineOutputs) {
 TEST(Process, TheProcessLimitMakesTheCapturePartial) {
   Sandbox sandbox;
   // Three children alive together for a while: both exact and sampled observation see them.
-  Json scenario = shScenario("sleep 0.3 & sleep 0.3 & sleep 0.3 & wait");
+  Json scenario = settledScenario("sleep 0.3 & sleep 0.3 & sleep 0.3 & wait");
   scenario["limits"] = {{"processes", 2}};
   auto result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
@@ -179,7 +179,7 @@ TEST(Process, AKilledSamplerTruncatesTheCaptureAndItsProcessesAreStillCleanedUp)
                        "for p in $(cat /proc/$rea/task/*/children); do "
                        "[ \"$(cat /proc/$p/comm)\" = rea-sampler ] && kill -9 $p; done; "
                        "sleep 0.2; echo survived";
-  auto result = sandbox.capture(shScenario(script, 200));
+  auto result = sandbox.capture(settledScenario(script, 200));
   expectValidAndClean(sandbox, result);
   const Json& c = capture(*result.output);
   EXPECT_NE(concatenatedFrames(*result.output).find("survived"), std::string::npos);

@@ -40,7 +40,7 @@ void expectRule12(const Json& c) {
 }
 
 // A valid Evidence record, rule 12, nothing left behind; returns the capture object.
-const Json& expectValidCapture(const Sandbox& sandbox, const RunResult& result) {
+const Json& expectValidReplayCapture(const Sandbox& sandbox, const RunResult& result) {
   EXPECT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   if (!result.output) throw std::runtime_error("no JSON output: " + result.stdoutText);
   auto imported = evidence::importCaptureEvidence(*result.output);
@@ -85,7 +85,7 @@ TEST(Replay, CurlSeesMatchedExhaustedUnmatchedDelayedAndDisconnectedRoutes) {
       "-w ' slow=%{http_code}\\n' \"$U/slow\"\n" + CURL +
       "\"$U/drop\" >/dev/null 2>&1; echo drop=$?\n";
   auto result = sandbox.capture(replayScenario(script, replay));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("HTTP/1.1 200 OK\r\nX-Replay: yes\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("hello body\r\n"), std::string::npos) << out;
@@ -125,7 +125,7 @@ TEST(Replay, HeadersAndBodiesSelectTheRouteAndAreNeverRecorded) {
       "-w ' c=%{http_code}\\n' -H \"X-Key: $S\" --data-binary \"$S\" \"$U/submit\"\n" + CURL +
       "-w ' c=%{http_code}\\n' -X POST \"$U/submit\"\n";
   auto result = sandbox.capture(replayScenario(script, replay));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("accepted c=201\r\nrejected c=422\r\nrejected c=422\r\nrejected c=422\r\n"),
             std::string::npos)
@@ -156,7 +156,7 @@ TEST(Replay, ABodyOverTheLimitIsAnswered413AndTruncatesTheCapture) {
                               "max_calls":5}]})"));
   scenario["limits"] = {{"protocol_body_bytes", 16}};
   auto result = sandbox.capture(scenario);
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("ok c=200\r\nbig=413\r\n"), std::string::npos) << out;
   EXPECT_EQ(summary(c), (std::vector<std::string>{
@@ -178,7 +178,7 @@ TEST(Replay, WebSocketScriptsReceivedMessagesDisconnectAndTheConnectionLimit) {
   Json scenario = replayScenario(script, replay);
   scenario["limits"] = {{"connections", 3}};
   auto result = sandbox.capture(scenario);
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("# open\r\none\r\ntwo\r\n# close 1000\r\nrc=0\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("# open\r\nsecond\r\n"), std::string::npos) << out;
@@ -209,7 +209,7 @@ TEST(Replay, ALoopbackTargetSeesOnlyLoWhileTheReplayServerAnswers) {
                               "body":"inside"}]})"));
   scenario["network_access"] = "loopback";
   auto result = sandbox.capture(scenario, policy);
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("lo\r\nroutes=0\r\nlo:\r\ninside\r\n"), std::string::npos) << out;
   EXPECT_EQ(summary(c), (std::vector<std::string>{"request GET /inside [] matched",
@@ -229,7 +229,7 @@ TEST(Replay, ALoopbackScenarioWithoutAPlanStillIsolatesTheTarget) {
   scenario.erase("replay");
   scenario["network_access"] = "loopback";
   auto result = sandbox.capture(scenario, policy);
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   EXPECT_NE(concatenatedFrames(*result.output).find("routes=0\r\n"), std::string::npos);
   EXPECT_TRUE(c["protocol_events"].empty());
   EXPECT_FALSE(hasScope(c, "network"));
@@ -240,7 +240,7 @@ TEST(Replay, RequestsTheServerRefusesBecomeAProtocolResidualUnknown) {
   auto result = sandbox.capture(replayScenario(
       CURL + "-o /dev/null -w 'lower=%{http_code}\\n' -X get \"$U/x\"\n",
       Json::parse(R"({"http":[{"method":"GET","path":"/x","status":200,"body":"x"}]})")));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   EXPECT_NE(concatenatedFrames(*result.output).find("lower=501\r\n"), std::string::npos);
   EXPECT_TRUE(c["protocol_events"].empty());
   ASSERT_TRUE(hasScope(c, "protocol"));
@@ -260,7 +260,7 @@ TEST(Replay, ALostReplayHelperTruncatesTheCaptureWithAProtocolResidual) {
   auto result = sandbox.capture(replayScenario(
       script, Json::parse(R"({"http":[{"method":"GET","path":"/x","status":200,"body":"x",
                                       "max_calls":2}]})")));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidReplayCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("x c=200\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("after=7\r\n"), std::string::npos) << out;

@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "tests/integration/harness.h"
+#include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
+
+using rea::test::readFile;
 
 const char CHROMIUM[] = "/usr/bin/chromium";
 const char PYTHON[] = "/usr/bin/python3";
@@ -79,13 +82,6 @@ for y in range(height):
         colours[key] = colours.get(key, 0) + 1
 print(json.dumps({'width': width, 'height': height, 'colours': colours}))
 )";
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;

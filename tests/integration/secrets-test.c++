@@ -11,19 +11,15 @@
 #include <sstream>
 
 #include "tests/integration/harness.h"
+#include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
 
+using rea::test::readFile;
+
 const std::string SECRET = "Zq7-secret-VALUE-91x";
 const std::string SENSITIVE = "pw-Hunter2-sens";
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // Every regular file under `dir` except `skip` (the scenario, which holds the values by design).
 void collectFiles(const std::string& dir, const std::string& skip, std::vector<std::string>& out) {
@@ -82,15 +78,6 @@ void expectNoLeak(Sandbox& sandbox, const Json& scenario, const std::string& lab
   }
   EXPECT_TRUE(sandbox.leftoverTempRoots().empty()) << label;
   EXPECT_TRUE(sandbox.leftoverProcesses().empty()) << label;
-}
-
-Json shScenario(const std::string& script) {
-  return Json{{"approved", true},
-              {"executable", "/bin/sh"},
-              {"arguments", {"-c", script}},
-              {"working_directory", "/tmp"},
-              {"environment", {{"PATH", "/usr/bin:/bin"}}},
-              {"timeout_ms", 20000}};
 }
 
 TEST(Secrets, NoBundledExampleLeaksThem) {

@@ -67,7 +67,7 @@ void expectRules10And11(const Json& c) {
 }
 
 // A valid Evidence record, rules 10 and 11, and nothing left behind; returns the capture.
-const Json& expectValidCapture(const Sandbox& sandbox, const RunResult& result) {
+const Json& expectValidShimCapture(const Sandbox& sandbox, const RunResult& result) {
   EXPECT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
   if (!result.output) {
     ADD_FAILURE() << "no JSON output: " << result.stdoutText << result.stderrText;
@@ -93,7 +93,7 @@ TEST(Shim, AMatchedCallWritesStdoutAndStderrChunksInOrderAndExitsWithItsCode) {
                          exitWith(3), 2)}}}};
   auto result = sandbox.capture(shimScenario(
       "tool build --fast; echo \"rc=$?\"; tool build --fast 2>/dev/null; echo \"rc=$?\"", shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("one\r\ntwo\r\nthree\r\nrc=3\r\none\r\nthree\r\nrc=3\r\n"), std::string::npos)
       << out;
@@ -118,7 +118,7 @@ TEST(Shim, ARouteEndingBySigtermIsSeenByTheShellAs143) {
                   {route(Json::array(), {output(0, "stdout", "bye\n")},
                          {{"type", "signal"}, {"signal", "SIGTERM"}})}}}};
   auto result = sandbox.capture(shimScenario("die; echo \"rc=$?\"", shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("bye\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("rc=143\r\n"), std::string::npos) << out;
@@ -132,7 +132,7 @@ TEST(Shim, CallsBeyondMaxCallsAreExhaustedAndExit127) {
       {{"name", "once"}, {"routes", {route({"x"}, {output(0, "stdout", "ok\n")}, exitWith(0))}}}};
   auto result =
       sandbox.capture(shimScenario("for i in 1 2 3; do once x; echo \"rc=$?\"; done", shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("ok\r\nrc=0\r\nrc=127\r\nrc=127\r\n"), std::string::npos) << out;
   ASSERT_EQ(c["shim_events"].size(), 3u);
@@ -147,7 +147,7 @@ TEST(Shim, AnUnmatchedCallExits127AndRecordsNoRoute) {
   Sandbox sandbox;
   Json shims = {{{"name", "tool"}, {"routes", {route({"known"}, Json::array(), exitWith(0))}}}};
   auto result = sandbox.capture(shimScenario("tool unknown arg; echo \"rc=$?\"", shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   EXPECT_NE(concatenatedFrames(*result.output).find("rc=127\r\n"), std::string::npos);
   ASSERT_EQ(c["shim_events"].size(), 1u);
   EXPECT_EQ(c["shim_events"][0]["outcome"], "unmatched");
@@ -164,7 +164,7 @@ TEST(Shim, ArgumentsWithSpacesQuotesNewlinesStarsEmptyStringsAndNonAsciiMatchExa
       "tool 'a b' \"it's \\\"q\\\"\" \"$(printf 'line1\\nline2')\" '*' '' 'héllo ✓ 日本'; "
       "echo \"rc=$?\"";
   auto result = sandbox.capture(shimScenario(script, shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("hit\r\nrc=0\r\n"), std::string::npos) << out;
   ASSERT_EQ(c["shim_events"].size(), 1u);
@@ -178,7 +178,7 @@ TEST(Shim, ACallFromASubdirectoryRecordsThatDirectoryNormalised) {
       {{"name", "where"}, {"routes", {route(Json::array(), Json::array(), exitWith(0))}}}};
   auto result = sandbox.capture(
       shimScenario("mkdir -p \"$HOME/sub dir\" && cd \"$HOME/sub dir\" && where; where", shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   ASSERT_EQ(c["shim_events"].size(), 2u);
   EXPECT_EQ(c["shim_events"][0]["working_directory"], "<temporary-root>/home/sub dir");
   EXPECT_EQ(c["shim_events"][0]["outcome"], "matched");
@@ -199,7 +199,7 @@ TEST(Shim, ManyShimsAnswerSequentiallyAndConcurrently) {
       "i=0; while [ $i -lt 24 ]; do tool$i; echo \" rc=$?\"; i=$((i+1)); done; "
       "i=0; while [ $i -lt 24 ]; do tool$i >/dev/null & i=$((i+1)); done; wait; echo all-done";
   auto result = sandbox.capture(shimScenario(script, shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   for (int i = 0; i < COUNT; ++i) {
     std::string line = "<" + std::to_string(i) + "> rc=" + std::to_string(i) + "\r\n";
@@ -224,7 +224,7 @@ TEST(Shim, TheProtocolEventLimitTruncatesTheCaptureButCallsAreStillAnswered) {
   Json scenario = shimScenario("for i in 1 2 3 4 5 6; do tick; done; echo end", shims);
   scenario["limits"] = {{"protocol_events", 3}};
   auto result = sandbox.capture(scenario);
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("tock\r\ntock\r\ntock\r\ntock\r\ntock\r\ntock\r\nend"), std::string::npos)
       << out;
@@ -239,7 +239,7 @@ TEST(Shim, WithoutTheLedgerVariableTheClientSaysSoOnStderrAndExits127) {
       shimScenario("env -u REA_SHIM_LEDGER_URL tool 2>/dev/null; echo \"quiet-rc=$?\"; "
                    "env -u REA_SHIM_LEDGER_URL tool; echo \"rc=$?\"",
                    shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("quiet-rc=127\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("tool: rea shim: "), std::string::npos) << out;
@@ -251,7 +251,7 @@ TEST(Shim, TheLedgerUrlIsInTheTargetEnvironmentWithItsPortNormalised) {
   Sandbox sandbox;
   Json shims = {{{"name", "tool"}, {"routes", {route(Json::array(), Json::array(), exitWith(0))}}}};
   auto result = sandbox.capture(shimScenario("echo \"url=$REA_SHIM_LEDGER_URL\"", shims));
-  expectValidCapture(sandbox, result);
+  expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("url=http://127.0.0.1:<port>/invoke\r\n"), std::string::npos) << out;
 }
@@ -272,7 +272,7 @@ for p in /proc/[0-9]*; do
 done
 sleep 0.5; tool; echo "rc=$?")SH";
   auto result = sandbox.capture(shimScenario(script, shims));
-  const Json& c = expectValidCapture(sandbox, result);
+  const Json& c = expectValidShimCapture(sandbox, result);
   std::string out = concatenatedFrames(*result.output);
   EXPECT_NE(out.find("up\r\n"), std::string::npos) << out;
   EXPECT_NE(out.find("rc=127\r\n"), std::string::npos) << out;

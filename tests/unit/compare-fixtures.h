@@ -13,6 +13,9 @@
 
 namespace rea::evidence::compare_fixtures {
 
+inline const CompareOptions BASELINE{true, std::nullopt};
+// --baseline-semantics: compare exactly as B §9 does.
+
 inline Json load(const std::string& name) {
   std::ifstream in(std::string(REA_SOURCE_DIR) + "/tests/data/compare/" + name);
   if (!in) throw std::runtime_error("missing fixture " + name);

@@ -28,6 +28,14 @@
 
 namespace rea::helper::testing {
 
+inline bool isLive(pid_t pid) {
+  KJ_IF_MAYBE (stat, readStat(pid)) {
+    return !stat->isZombie();
+  }
+  return false;
+}
+// The process exists and is not a zombie.
+
 inline std::string freshToken() {
   std::random_device random;
   char text[40];
