@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # build.sh [DIR [TARGET...]]: configures DIR once (default build/) and builds the targets
 # (default: everything) with ninja -j2. The directory's name picks the configuration:
-#   build-asan  clang-14, AddressSanitizer + UndefinedBehaviorSanitizer, -O0, tests, no benchmarks
-#   build-fuzz  clang-14, libFuzzer targets only (-DREA_FUZZ=ON, coverage + both sanitizers, -O1)
+#   build-asan  clang-14, AddressSanitizer + UndefinedBehaviorSanitizer (-O0; evidence/ -O1), the
+#               tests and the libFuzzer targets (-DREA_FUZZ=ON), no benchmarks
 #   any other   the normal tree: g++, RelWithDebInfo (-O2 -g1), tests and benchmarks
 # Progress and compiler messages go to stderr, so a caller's stdout stays clean.
 set -euo pipefail
@@ -11,14 +11,9 @@ dir=${1:-build}; shift || true
 if [[ ! -f "$dir/build.ninja" ]]; then
   case "$(basename "$dir")" in
     build-asan)
-      CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_SANITIZE=ON \
+      CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_SANITIZE=ON -DREA_FUZZ=ON \
         -DCMAKE_BUILD_TYPE=Debug -DREA_BUILD_BENCH=OFF \
         -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 >&2 ;;
-    build-fuzz)
-      CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_FUZZ=ON \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
-        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" >&2 ;;
     *)
       cmake -S . -B "$dir" -G Ninja >&2 ;;
   esac

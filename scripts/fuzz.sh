@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# fuzz.sh [SECONDS_PER_TARGET]: builds the libFuzzer targets of tests/fuzz/ with clang-14 in
-# build-fuzz/ (-DREA_FUZZ=ON: ASan + UBSan + coverage) and runs each for that many seconds
+# fuzz.sh [SECONDS_PER_TARGET]: builds the libFuzzer targets of tests/fuzz/ in the sanitizer tree
+# build-asan/ (clang-14, -DREA_FUZZ=ON: ASan + UBSan, coverage on the libraries they reach;
+# scripts/build.sh) and runs each for that many seconds
 # (default 20; 0 = build only) on a copy of its seed corpus. Fails if any target crashes, leaks, hangs (10 s per
-# input) or breaks a property; the reproducer is kept in build-fuzz/crashes/<target>/ and
-# `build-fuzz/bin/fuzz-<target> <file>` replays it. Progress and compiler output go to stderr.
+# input) or breaks a property; the reproducer is kept in build-asan/crashes/<target>/ and
+# `build-asan/bin/fuzz-<target> <file>` replays it. Progress and compiler output go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
-dir=build-fuzz
+dir=build-asan
 bash scripts/build.sh "$dir" fuzz-targets
 [[ "$seconds" == 0 ]] && exit 0
 
