@@ -1,7 +1,7 @@
 #pragma once
 // The helper-to-supervisor message handling as one byte-level interface, shared by the libFuzzer
 // target (helper-messages-fuzz.c++) and the unit test that builds its seed corpus
-// (tests/unit/helper-messages-test.c++).
+// (tests/unit/supervisor/helper-messages-test.c++).
 //
 // Input layout (a helper is not trusted, so every byte is the fuzzer's):
 //   word 0      byte 0 picks the link (Link, modulo 5); bytes 1-7 unused

@@ -3,7 +3,7 @@
 // accepted whole; malformed and out-of-range ones are refused with the rule they break, never
 // with an exception. The valid streams are the fuzz target's seed corpus: the committed files in
 // tests/fuzz/corpus/helper-messages/ must equal what this test builds (regenerate them with
-// REA_WRITE_FUZZ_SEEDS=1 build/bin/unit-helper-messages).
+// REA_WRITE_FUZZ_SEEDS=1 build/bin/unit-supervisor --gtest_filter='HelperMessages*').
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
