@@ -12,6 +12,7 @@
 
 #include "evidence/policy-config.h"
 #include "supervisor/commands.h"
+#include "supervisor/capture-scenario.h"
 #include "supervisor/machine-probe.h"
 #include "supervisor/output.h"
 #include "supervisor/stale-cgroups.h"
@@ -20,19 +21,8 @@
 namespace rea::supervisor {
 namespace {
 
-std::string currentDirectory() {
-  char buffer[PATH_MAX];
-  return getcwd(buffer, sizeof(buffer)) != nullptr ? buffer : "/";
-}
-
 evidence::Json policyReport() {
-  auto load = evidence::loadOperatorPolicy(
-      [](const char* name) -> std::optional<std::string> {
-        const char* value = getenv(name);
-        if (value == nullptr) return std::nullopt;
-        return std::string(value);
-      },
-      currentDirectory());
+  auto load = loadThisProcessOperatorPolicy();
   evidence::Json report = evidence::Json::object();
   if (!load.policy) {
     report["valid"] = false;
