@@ -18,12 +18,10 @@ struct Command {
 };
 
 const Command COMMANDS[] = {
-    {"capture-process", runCaptureCommand},
-    {"compare-process-captures", runCompareCommand},
-    {"doctor", runDoctorCommand},
-    {"export-asciicast", runExportAsciicastCommand},
-    {"helper", runHelperCommand},
-    {"report", runReportCommand},
+    {"capture-process", runCaptureCommand}, {"compare-process-captures", runCompareCommand},
+    {"doctor", runDoctorCommand},           {"export-asciicast", runExportAsciicastCommand},
+    {"helper", runHelperCommand},           {"report", runReportCommand},
+    {"stability", runStabilityCommand},
 };
 
 }  // namespace

@@ -15,6 +15,7 @@ const char OVERVIEW[] =
     "  compare-process-captures LEFT RIGHT  compare two capture Evidence files\n"
     "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
     "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
+    "  stability [-n N] FILE                capture FILE N times: do the captures agree?\n"
     "  doctor                               what this machine supports; stale leftovers\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
     "  help [COMMAND]                       this text, or a command's help\n"
@@ -111,6 +112,36 @@ const char REPORT[] =
     "example:\n"
     "  rea report authority.json reconstruction.json > report.html\n";
 
+const char STABILITY[] =
+    "usage: rea stability [OPTIONS] SCENARIO.json\n"
+    "\n"
+    "Captures the scenario N times (default 3, 2 to 20), one after another, under the operator\n"
+    "policy of capture-process, compares every pair of captures as compare-process-captures\n"
+    "does by default, and reports for each of the seven dimensions whether the captures agree:\n"
+    "stable (every pair unchanged), unstable (some pair changed, added or removed, including\n"
+    "timing beyond the tolerance) or unknown (a truncated capture or a residual unknown\n"
+    "prevents proving agreement), then the first divergence of each pair that differs. Run it\n"
+    "before trusting a scenario's verdicts: a scenario that is not stable against itself\n"
+    "cannot tell an authority from a reconstruction.\n"
+    "\n"
+    "The result is a text summary when stdout is a terminal and JSON otherwise:\n"
+    "  {\"runs\", \"pairs\", \"status\", \"dimensions\": {\"terminal\": \"stable\", ...},\n"
+    "   \"differences\": [{\"left\", \"right\", \"status\", \"dimensions\", "
+    "\"first_divergence\"}],\n"
+    "   \"limitations\"}\n"
+    "Exits 0 when the captures were made and compared, whatever the verdict; a capture that\n"
+    "fails prints its error object and exits 1.\n"
+    "\n"
+    "options:\n"
+    "  -n, --runs N                number of captures (default 3)\n"
+    "  --format FORMAT             text or json (default: text on a terminal, json otherwise)\n"
+    "  --pretty                    indent the JSON output\n"
+    "  --timing-tolerance-ms N     timing deviations up to N ms are not divergences\n"
+    "                              (default max(50, 5 x time_bucket_ms))\n"
+    "\n"
+    "example:\n"
+    "  rea stability -n 5 examples/interactive.json\n";
+
 const char HELPER[] =
     "usage: rea helper NAME --standalone REQUEST.json\n"
     "\n"
@@ -120,8 +151,13 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {"capture-process", "compare-process-captures",
-                                                 "export-asciicast", "report", "doctor", "helper"};
+  static const std::vector<const char*> names = {"capture-process",
+                                                 "compare-process-captures",
+                                                 "export-asciicast",
+                                                 "report",
+                                                 "stability",
+                                                 "doctor",
+                                                 "helper"};
   return names;
 }
 
@@ -133,6 +169,7 @@ std::string usageFor(const char* command) {
     if (std::strcmp(command, "export-asciicast") == 0) return EXPORT_ASCIICAST;
     if (std::strcmp(command, "helper") == 0) return HELPER;
     if (std::strcmp(command, "report") == 0) return REPORT;
+    if (std::strcmp(command, "stability") == 0) return STABILITY;
   }
   return OVERVIEW;
 }

@@ -8,7 +8,10 @@
 //   - dispatched: each interaction event when it fires `atMs` after the spawn (A2): input is
 //     written to the master, resize is TIOCSWINSZ, signal goes to the root pid only; at the
 //     root's exit every event not yet fired is reported TARGET_EXITED (B §6.4);
-//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4);
+//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4),
+//     reported only after everything the root wrote before its exit was emitted (A15): once the
+//     PTY drained to EIO or, while a descendant still holds the PTY, once no read arrived for
+//     100 ms (at most 1 s after the reap); stamped at the reap, moved after that output;
 //   - rendered: the terminal emulator's frame (B §6.11, A11) right after each accepted output
 //     chunk (that chunk's time) and each dispatched resize (the dispatch's time), within the
 //     rendered budget (config.renderMaxFrames/renderMaxBytes, counted apart from the raw one);
