@@ -85,8 +85,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
         io.unixEventPort, t.pidfd.get(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
     // The drain thread exists (waiting) before the lock-down, so TSYNC covers it; it reads
     // nothing until start() below.
-    drain = kj::heap<DrainThread>(kj::mv(t.master),
-                                  DrainThread::Limits{config.maxFrames, config.maxOutputBytes});
+    drain = kj::heap<DrainThread>(kj::mv(t.master), DrainThread::Limits{config.maxOutputBytes});
     afterSpawn();
     auto& d = *KJ_ASSERT_NONNULL(drain);
     readyObserver = kj::heap<kj::UnixEventPort::FdObserver>(

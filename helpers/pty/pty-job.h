@@ -3,7 +3,8 @@
 // run the same code. Owns the target (its pidfd), the drain thread (and through it the PTY
 // master), the interaction timers and the watchdog. What it observes goes to a PtyJobSink as
 // plain events stamped with CLOCK_MONOTONIC and emitted in non-decreasing time order:
-//   - output: every PTY read as valid UTF-8, within the frame/byte limits (SPEC B §6.5); a
+//   - output: every PTY read as valid UTF-8, within the byte limit (SPEC B §6.5, A15: reads
+//     past limits.frames are not dropped, the supervisor joins them to the last frame); a
 //     dropped chunk sets `truncated` and still counts as output for the idle watchdog;
 //   - dispatched: each interaction event when it fires `atMs` after the spawn (A2): input is
 //     written to the master, resize is TIOCSWINSZ, signal goes to the root pid only; at the

@@ -266,13 +266,14 @@ TEST(PtyJob, ByteLimitDropsWholeChunksButAcceptsALaterSmallerOne) {
   EXPECT_EQ(result.summary.droppedChunks, 1u);
 }
 
-TEST(PtyJob, FrameLimitDropsLaterChunks) {
+TEST(PtyJob, TheFrameLimitDropsNoChunk) {
+  // A15: reads past limits.frames are joined to the last frame by the supervisor, not dropped.
   auto config = shell("printf one; sleep 0.3; printf two; sleep 0.3; printf three");
   config.maxFrames = 1;
   auto result = run(kj::mv(config));
-  EXPECT_EQ(result.output(), "one");
-  EXPECT_TRUE(result.summary.truncated);
-  EXPECT_EQ(result.summary.droppedChunks, 2u);
+  EXPECT_EQ(result.output(), "onetwothree");
+  EXPECT_FALSE(result.summary.truncated);
+  EXPECT_EQ(result.summary.droppedChunks, 0u);
 }
 
 TEST(PtyJob, DrainsOutputOfADescendantAfterTheRootExited) {
