@@ -93,6 +93,26 @@ TEST(SameVerdict, NumbersThatEqualAPidCompareUnchanged) {
   EXPECT_EQ((*baseline.output)["normalized_result"]["terminal"], "changed");
 }
 
+TEST(SameVerdict, ManySmallWritesUnderTheByteLimitAreNotTruncated) {
+  // 5.5 MB in 500,000 writes (6 MB as read) under a 10 MB limit, with room for only 100 frames: the
+  // reads past the frame limit join the last frame instead of being dropped (A15).
+  BusyLoops load;
+  Sandbox sandbox;
+  Json scenario =
+      shScenario("awk 'BEGIN { for (i = 0; i < 500000; i++) { print \"0123456789\"; fflush() } }'");
+  scenario["limits"] = {{"frames", 100}, {"output_bytes", 10000000}};
+  scenario["timeout_ms"] = 120000;
+  auto result = sandbox.capture(scenario);
+  expectValidAndClean(sandbox, result);
+  const Json& c = capture(*result.output);
+  EXPECT_EQ(c["truncated"], false) << c["limitations"].dump();
+  EXPECT_LE(c["frames"].size(), 100u);
+  EXPECT_LE(c["rendered_frames"].size(), 100u);
+  std::string output = concatenatedFrames(*result.output);
+  EXPECT_EQ(output.size(), 6000000u);  // each "\n" reaches the PTY master as "\r\n"
+  EXPECT_EQ(output.substr(output.size() - 12), "0123456789\r\n");
+}
+
 TEST(SameVerdict, EveryBundledExampleIsStableUnderLoad) {
   mkdir("/tmp/rea-files-example", 0755);  // files.json's declared root must exist
   std::vector<std::string> examples = {"hello", "interactive", "shim", "files"};
