@@ -142,7 +142,7 @@ TEST(SameVerdict, EveryBundledExampleIsStableUnderLoad) {
     EXPECT_EQ(stability["pairs"], 3);
     for (const auto& [dimension, verdict] : stability["dimensions"].items()) {
       if (dimension == "process" && verdict != "stable") {
-        processUnstable.push_back(name);
+        processUnstable.push_back(name + " (" + verdict.get<std::string>() + ")");
         continue;
       }
       EXPECT_EQ(verdict, "stable") << name << " " << dimension << ": " << stability.dump();
