@@ -69,6 +69,19 @@ TEST(SameVerdict, ALiteralInTheLastReadFiresBeforeTheExitEveryTime) {
   }
 }
 
+TEST(SameVerdict, ALiteralAtTheVeryEndOfTheOutputFires) {
+  // The trailing digit could still grow into a pid, so normalisation holds it back until more
+  // output comes; at the exit nothing more comes, and the literal must still be seen (A15).
+  Sandbox sandbox;
+  Json scenario = shScenario("printf 'ready 7'");
+  scenario["checkpoints"] = Json::array(
+      {{{"name", "ready"}, {"trigger", {{"type", "terminal_literal"}, {"value", "ready 7"}}}}});
+  auto result = sandbox.capture(scenario);
+  expectValidAndClean(sandbox, result);
+  EXPECT_EQ(checkpointNames(capture(*result.output)),
+            (std::vector<std::string>{"before", "ready", "after_settlement"}));
+}
+
 TEST(SameVerdict, NumbersThatEqualAPidCompareUnchanged) {
   // pid_max is small here (32768): `seq` prints every pid of the run, and each capture turns its
   // own root pid into `<pid>` at a different place.

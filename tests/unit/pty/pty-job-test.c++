@@ -276,6 +276,22 @@ TEST(PtyJob, TheFrameLimitDropsNoChunk) {
   EXPECT_EQ(result.summary.droppedChunks, 0u);
 }
 
+TEST(PtyJob, EverythingWrittenBeforeTheExitIsEmittedBeforeIt) {
+  // A15 causal order: the last write and the exit race through the tty layer; the exit report
+  // waits until the PTY drained, every time.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto result = run(shell("printf 'first\\n'; printf 'last words'"));
+    bool exited = false;
+    std::string before;
+    for (auto& e : result.events) {
+      if (e.kind == Event::Kind::EXITED) exited = true;
+      if (!exited && e.kind == Event::Kind::OUTPUT) before += e.output;
+    }
+    EXPECT_TRUE(exited);
+    EXPECT_EQ(before, "first\r\nlast words") << "attempt " << attempt;
+  }
+}
+
 TEST(PtyJob, DrainsOutputOfADescendantAfterTheRootExited) {
   // The root's exit hangs up its session's foreground group (SIGHUP): a descendant that
   // survives it and writes later must still be captured.
