@@ -131,6 +131,27 @@ TEST(SameVerdict, ManySmallWritesUnderTheByteLimitAreNotTruncated) {
   EXPECT_EQ(output.substr(output.size() - 12), "0123456789\r\n");
 }
 
+TEST(SameVerdict, StabilityRefusesBadArgumentsAndReportsARefusedScenario) {
+  Sandbox sandbox;
+  std::string hello = std::string(REA_SOURCE_DIR) + "/examples/hello.json";
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"stability", "-n", "1", hello},
+                                             {"stability", "-n", "21", hello},
+                                             {"stability", "--format", "yaml", hello},
+                                             {"stability"}}) {
+    auto result = sandbox.run(args);
+    EXPECT_EQ(result.exitCode, 2) << args.size() << ": " << result.stderrText;
+  }
+  Json outside = shScenario("true");
+  outside["executable"] = "/sbin/halt";  // outside the executable roots: refused, never run
+  auto refused = sandbox.run(
+      {"stability", "--format", "json", sandbox.writeFile("outside.json", outside.dump())});
+  EXPECT_EQ(refused.exitCode, 1);
+  ASSERT_TRUE(refused.output.has_value()) << refused.stdoutText;
+  EXPECT_TRUE(refused.output->contains("category")) << refused.stdoutText;
+  EXPECT_FALSE(refused.output->contains("dimensions"));
+}
+
 TEST(SameVerdict, EveryBundledExampleIsStableUnderLoad) {
   // files.json's declared root must exist, in the state the example leaves it in: a scenario
   // whose target changes the directory it observes agrees with itself from its second run on.
