@@ -190,9 +190,9 @@ TEST(SameVerdict, EveryBundledExampleIsStableUnderLoad) {
     for (const auto& name : processUnstable)
       names += " " + name;
     GTEST_SKIP() << "process dimension not stable for" << names
-                 << ": under load an exec can be missed without kernel-side exec capture "
-                    "(issue 17 part 1, seccomp user notification); every other dimension "
-                    "was checked";
+                 << ": under load, without kernel-side exec capture (issue 17 part 1, seccomp "
+                    "user notification), the sampler can miss an exec (unstable) or give up "
+                    "with a residual unknown (unknown); every other dimension was checked";
   }
 }
 
