@@ -139,6 +139,13 @@ CommandError evidenceNotCurrentWorkflow(std::string_view file) {
                                         "`rea capture-process` and compare that.");
 }
 
+CommandError toolArgumentsInvalid(std::string_view tool, const std::vector<Issue>& issues) {
+  std::string message = "The arguments of " + backticked(tool) + " are invalid";
+  if (!issues.empty()) message += ": " + formatIssues(issues);
+  message += ". Check them against the tool's input schema and try again.";
+  return shortForm("invalid_input", std::move(message));
+}
+
 CommandError executionFailure(std::string_view reason) {
   return shortForm("execution_failure",
                    withReason(reason,
@@ -261,6 +268,13 @@ CommandError cancelled() {
   details["cleanup"] = "complete";
   error.details = std::make_shared<const Json>(std::move(details));
   return error;
+}
+
+CommandError integrityMismatch(std::string_view reason) {
+  return fullForm("integrity_mismatch", "integrity_mismatch",
+                  withReason(reason,
+                             "Compare only captures made by `capture_process_scenario` in this "
+                             "session, passing them back unchanged (or not at all)."));
 }
 
 }  // namespace rea::evidence

@@ -80,6 +80,10 @@ CommandError evidenceLegacyV3(std::string_view file);
 CommandError evidenceNotCurrentWorkflow(std::string_view file);
 // invalid_input (compare): other operation, predicate, provider id or provider version.
 
+CommandError toolArgumentsInvalid(std::string_view tool, const std::vector<Issue>& issues);
+// invalid_input (`rea mcp`): the arguments of a tool call break its input schema; every issue
+// is listed. Issues name arguments and rules, never values.
+
 CommandError executionFailure(std::string_view reason = {});
 // execution_failure: anything unexpected (incl. incompatible comparison contracts). `reason`,
 // when given, is one fixed sentence written by the caller (e.g. "The two captures were made
@@ -146,5 +150,11 @@ CommandError cleanupIncomplete(std::string_view reason = {},
 
 CommandError cancelled();
 // cancelled / cancelled, retryable: details {operation:"process_capture", cleanup:"complete"}.
+
+CommandError integrityMismatch(std::string_view reason);
+// integrity_mismatch / integrity_mismatch (`rea mcp` compare, B §10.2): an Evidence id this
+// session does not hold, a supplied capture that differs from the stored one, or two captures
+// that may not be compared. `reason` is one sentence written by the caller (it may name an
+// Evidence id, never a capture's content).
 
 }  // namespace rea::evidence

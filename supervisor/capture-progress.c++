@@ -47,6 +47,12 @@ CaptureProgress::CaptureProgress(kj::Timer& timer, int fd)
       [](kj::Exception&& e) { KJ_LOG(ERROR, "capture progress line stopped", e); });
 }
 
+CaptureProgress::CaptureProgress(kj::Timer& timer, Report report)
+    : timer(timer), fd(-1), report(std::move(report)), startedAtMs(monotonicMs()) {
+  loop = redrawLoop().eagerlyEvaluate(
+      [](kj::Exception&& e) { KJ_LOG(ERROR, "capture progress reports stopped", e); });
+}
+
 CaptureProgress::~CaptureProgress() noexcept(false) {
   finish();
 }
@@ -63,6 +69,10 @@ kj::Promise<void> CaptureProgress::redrawLoop() {
 }
 
 void CaptureProgress::draw() {
+  if (report) {
+    report(current, bytes);
+    return;
+  }
   uint64_t elapsedMs = monotonicMs() - startedAtMs;
   char line[128];
   int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured", ERASE_LINE,
@@ -75,7 +85,7 @@ void CaptureProgress::draw() {
 }
 
 void CaptureProgress::redrawNow() {
-  if (drawn && !finished) draw();
+  if ((drawn || report) && !finished) draw();
 }
 
 void CaptureProgress::finish() {

@@ -14,6 +14,7 @@
 // Errors: none; a failed write to stderr is ignored (the line is cosmetic).
 
 #include <cstdint>
+#include <functional>
 
 #include <kj/async.h>
 #include <kj/timer.h>
@@ -32,6 +33,10 @@ class CaptureProgress final : public PtyObserver {
   CaptureProgress(kj::Timer& timer, int fd);
   // Starts the clock now and redraws on `fd` every 250 ms of `timer` (the first time 250 ms
   // from now), so at most four times a second while the event loop runs.
+  using Report = std::function<void(CapturePhase phase, uint64_t bytes)>;
+  CaptureProgress(kj::Timer& timer, Report report);
+  // The same rhythm, but each "redraw" calls `report` instead of writing (for progress shown
+  // elsewhere than on a terminal: `rea mcp`); redrawNow() always reports.
   ~CaptureProgress() noexcept(false);
   KJ_DISALLOW_COPY(CaptureProgress);
 
@@ -51,6 +56,7 @@ class CaptureProgress final : public PtyObserver {
  private:
   kj::Timer& timer;
   int fd;
+  Report report;         // set: report instead of drawing
   uint64_t startedAtMs;  // CLOCK_MONOTONIC: fresh also outside the event loop
   CapturePhase current = CapturePhase::STARTING;
   uint64_t bytes = 0;

@@ -165,7 +165,9 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
   // The progress line (only when a person watches stderr); erased before anything else is
   // written there.
   kj::Maybe<kj::Own<CaptureProgress>> progress;
-  if (options.showProgress && CaptureProgress::enabledFor(STDERR_FILENO)) {
+  if (options.onProgress) {
+    progress = kj::heap<CaptureProgress>(io.provider->getTimer(), options.onProgress);
+  } else if (options.showProgress && CaptureProgress::enabledFor(STDERR_FILENO)) {
     progress = kj::heap<CaptureProgress>(io.provider->getTimer(), STDERR_FILENO);
   }
   kj::Maybe<CaptureProgress&> progressRef;

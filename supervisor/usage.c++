@@ -16,6 +16,7 @@ const char OVERVIEW[] =
     "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
     "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
     "  doctor                               what this machine supports; stale leftovers\n"
+    "  mcp                                  serve both as MCP tools on stdin/stdout\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
     "  help [COMMAND]                       this text, or a command's help\n"
     "  --version                            print the version\n"
@@ -111,6 +112,27 @@ const char REPORT[] =
     "example:\n"
     "  rea report authority.json reconstruction.json > report.html\n";
 
+const char MCP[] =
+    "usage: rea mcp\n"
+    "\n"
+    "Serves the Model Context Protocol (revision 2025-11-25, and older ones a client asks\n"
+    "for) on stdin and stdout, one JSON-RPC 2.0 message per line, for coding agents and other\n"
+    "MCP clients. Two tools: capture_process_scenario (the scenario as its arguments; the\n"
+    "capture Evidence as its result) and compare_process_captures (two captures of this\n"
+    "session named by evidence_id; the comparison Evidence). The operator policy is read from\n"
+    "the server's environment as for capture-process; without it every capture is refused.\n"
+    "\n"
+    "Captures run one at a time and report progress (start, bytes captured, end);\n"
+    "notifications/cancelled stops one, cleans up and answers with the `cancelled` error.\n"
+    "The session keeps the 64 newest captures (at most 256 MiB; older ones are evicted, and\n"
+    "the capture result says so). Only protocol messages go to stdout. End of input, SIGINT,\n"
+    "SIGTERM or SIGHUP end the server after cancelling a running capture. How to register it\n"
+    "with common clients: docs/mcp.md.\n"
+    "\n"
+    "example (an MCP client's server entry):\n"
+    "  {\"command\": \"rea\", \"args\": [\"mcp\"],\n"
+    "   \"env\": {\"REA_PROCESS_CAPTURE_ENABLED\": \"true\", ...}}\n";
+
 const char HELPER[] =
     "usage: rea helper NAME --standalone REQUEST.json\n"
     "\n"
@@ -120,8 +142,9 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {"capture-process", "compare-process-captures",
-                                                 "export-asciicast", "report", "doctor", "helper"};
+  static const std::vector<const char*> names = {
+      "capture-process", "compare-process-captures", "export-asciicast", "report", "doctor", "mcp",
+      "helper"};
   return names;
 }
 
@@ -132,6 +155,7 @@ std::string usageFor(const char* command) {
     if (std::strcmp(command, "doctor") == 0) return DOCTOR;
     if (std::strcmp(command, "export-asciicast") == 0) return EXPORT_ASCIICAST;
     if (std::strcmp(command, "helper") == 0) return HELPER;
+    if (std::strcmp(command, "mcp") == 0) return MCP;
     if (std::strcmp(command, "report") == 0) return REPORT;
   }
   return OVERVIEW;
