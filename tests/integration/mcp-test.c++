@@ -213,11 +213,21 @@ TEST(Mcp, CancellationStopsTheCaptureCleansUpAndKeepsServing) {
   // The server answers while the capture runs.
   Json pong = client.call("ping", Json::object());
   EXPECT_EQ(pong["result"], Json::object());
-  // Wait until the target runs (its shell's HOME lies in the sandbox), then cancel.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (sandbox.leftoverProcesses().empty() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the target never started";
+  // Wait until progress reports the target's output ("running: 9 bytes captured"), then
+  // cancel while it sleeps.
+  auto reportsOutput = [](const Json& note) {
+    std::string message = note["params"].value("message", "");
+    return message.rfind("running: ", 0) == 0 && message.rfind("running: 0 ", 0) != 0;
+  };
+  bool running = false;
+  for (const auto& note : client.notifications)
+    running = running || reportsOutput(note);
+  while (!running) {
+    Json note = client.receive();
+    ASSERT_EQ(note.value("method", ""), "notifications/progress") << note.dump();
+    running = reportsOutput(note);
+  }
+  ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the target is not running";
   client.notify("notifications/cancelled", {{"requestId", id}, {"reason", "test"}});
   Json answer = client.response(id);
   ASSERT_TRUE(answer.contains("result")) << answer.dump();
