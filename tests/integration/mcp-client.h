@@ -159,6 +159,8 @@ class McpClient {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
+  void signal(int number) { ::kill(pid, number); }
+
   std::string stderrText() const { return readFile(stderrPath); }
 
   std::vector<Json> notifications;

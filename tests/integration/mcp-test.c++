@@ -246,7 +246,8 @@ TEST(Mcp, CancellationStopsTheCaptureCleansUpAndKeepsServing) {
   EXPECT_EQ(client.finish(), 0);
 }
 
-TEST(Mcp, EndOfInputMidCaptureCleansUpAndExits) {
+// End of input, or SIGTERM, while a capture runs: rea cancels it, cleans up and exits 0.
+void endMidCapture(bool bySignal) {
   Sandbox sandbox;
   McpClient client(sandbox);
   client.initialize();
@@ -257,9 +258,19 @@ TEST(Mcp, EndOfInputMidCaptureCleansUpAndExits) {
   while (sandbox.leftoverProcesses().empty() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the target never started";
+  if (bySignal) client.signal(SIGTERM);
   EXPECT_EQ(client.finish(), 0);
   EXPECT_TRUE(sandbox.leftoverProcesses().empty());
   EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
+  EXPECT_EQ(client.stderrText(), "");
+}
+
+TEST(Mcp, EndOfInputMidCaptureCleansUpAndExits) {
+  endMidCapture(false);
+}
+
+TEST(Mcp, SigtermMidCaptureCleansUpAndExits) {
+  endMidCapture(true);
 }
 
 TEST(Mcp, WithoutAPolicyEveryCaptureIsRefused) {

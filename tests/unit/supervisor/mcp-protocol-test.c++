@@ -112,6 +112,22 @@ TEST(McpLedger, EvictsTheOldestBeyondEitherBound) {
   EXPECT_EQ(ledger.totalBytes(), 90u);
 }
 
+TEST(McpLedger, TheCaptureResultSaysWhatHappened) {
+  LedgerAdmission admission;
+  admission.stored = true;
+  admission.evicted = {"ev_old1", "ev_old2"};
+  auto notes = ledgerNotes("ev_new", admission);
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_NE(notes[0].find("Stored"), std::string::npos);
+  EXPECT_NE(notes[0].find("ev_new"), std::string::npos);
+  EXPECT_NE(notes[1].find("Evicted"), std::string::npos);
+  EXPECT_NE(notes[1].find("ev_old1"), std::string::npos);
+  EXPECT_NE(notes[2].find("ev_old2"), std::string::npos);
+  auto tooLarge = ledgerNotes("ev_big", LedgerAdmission{});
+  ASSERT_EQ(tooLarge.size(), 1u);
+  EXPECT_NE(tooLarge[0].find("Not stored"), std::string::npos);
+}
+
 TEST(McpLedger, DefaultBoundsAreTheDocumentedOnes) {
   EXPECT_EQ(MCP_LEDGER_CAPTURES, 64u);
   EXPECT_EQ(MCP_LEDGER_BYTES, 256u * 1024 * 1024);
