@@ -246,6 +246,34 @@ TEST(Mcp, CancellationStopsTheCaptureCleansUpAndKeepsServing) {
   EXPECT_EQ(client.finish(), 0);
 }
 
+TEST(Mcp, AQueuedCaptureIsDroppedWhenCancelled) {
+  Sandbox sandbox;
+  McpClient client(sandbox);
+  client.initialize();
+  Json slow = shScenario("sleep 60");
+  slow["timeout_ms"] = 120000;
+  int64_t first =
+      client.send("tools/call", {{"name", "capture_process_scenario"}, {"arguments", slow}});
+  int64_t queued = client.send("tools/call", {{"name", "capture_process_scenario"},
+                                              {"arguments", shScenario("echo queued")}});
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (sandbox.leftoverProcesses().empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(sandbox.leftoverProcesses().empty()) << "the first target never started";
+
+  // Captures run one at a time: the second waits, and cancelling it answers at once.
+  client.notify("notifications/cancelled", {{"requestId", queued}});
+  Json dropped = client.response(queued);
+  EXPECT_EQ(errorOf(dropped)["code"], "cancelled") << dropped.dump();
+  EXPECT_FALSE(sandbox.leftoverProcesses().empty()) << "the first capture ended meanwhile";
+
+  client.notify("notifications/cancelled", {{"requestId", first}});
+  EXPECT_EQ(errorOf(client.response(first))["code"], "cancelled");
+  EXPECT_EQ(client.finish(), 0);
+  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
+  EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
+}
+
 // End of input, or SIGTERM, while a capture runs: rea cancels it, cleans up and exits 0.
 void endMidCapture(bool bySignal) {
   Sandbox sandbox;
