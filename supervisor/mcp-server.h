@@ -6,11 +6,12 @@
 // Threads: this thread reads, answers `initialize`, `ping`, `tools/list`, comparisons and
 // cancellations; one capture thread runs the captures, one at a time in the order asked (each
 // on its own event loop, capture-scenario.h), so the server keeps answering while a capture
-// runs. `notifications/cancelled` for a running capture resolves its cancellation promise (a
-// cross-thread fulfiller): the capture stops, its cleanup completes, and the call is answered
-// with the `cancelled` error; a queued capture is dropped and answered the same way. Progress
-// notifications are sent for a call that gave a `progressToken`. The ledger (mcp-ledger.h)
-// belongs to the connection.
+// runs. (The one exception to "one event loop per process": captureScenario() owns its loop
+// and blocks its thread until the Evidence is assembled.) `notifications/cancelled` for a running
+// capture resolves its cancellation promise (a cross-thread fulfiller): the capture stops, its
+// cleanup completes, and the call is answered with the `cancelled` error; a queued capture is
+// dropped and answered the same way. Progress notifications are sent for a call that gave a
+// `progressToken`. The ledger (mcp-ledger.h) belongs to the connection.
 //
 // Ends when the input reaches end of file or SIGINT, SIGTERM or SIGHUP arrives (these must be
 // blocked in every thread before serveMcp() starts: it reads them with a signalfd): a running
