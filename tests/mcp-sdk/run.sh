@@ -18,8 +18,13 @@ if ! cmp -s "$src/package-lock.json" "$work/.installed-lock" ||
   cp "$src/package.json" "$src/package-lock.json" "$work/"
   if ! (cd "$work" && timeout 600 npm ci --no-audit --no-fund --ignore-scripts >npm.log 2>&1); then
     tail -5 "$work/npm.log"
-    echo "mcp.sdk-client: npm ci failed (registry unreachable?): skipped"
-    exit 77
+    # Only an unreachable registry is a reason to skip; a broken lock file is a failure.
+    if ! (cd "$work" && timeout 60 npm ping >/dev/null 2>&1); then
+      echo "mcp.sdk-client: the npm registry cannot be reached: skipped"
+      exit 77
+    fi
+    echo "mcp.sdk-client: npm ci failed"
+    exit 1
   fi
   cp "$src/package-lock.json" "$work/.installed-lock"
 fi
