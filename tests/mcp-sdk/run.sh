@@ -5,13 +5,13 @@
 # (once per lock file) and runs client.mjs there. Exits 77 (ctest's SKIP_RETURN_CODE) when
 # node or npm is missing or the registry cannot be reached.
 set -u
-src=$(cd "$(dirname "$0")" && pwd)
-work=$1
-rea=$2
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "mcp.sdk-client: node or npm is not installed: skipped"
   exit 77
 fi
+src=$(cd "$(dirname "$0")" && pwd)
+work=$1
+rea=$2
 mkdir -p "$work"
 if ! cmp -s "$src/package-lock.json" "$work/.installed-lock" ||
   [ ! -d "$work/node_modules/@modelcontextprotocol/sdk" ]; then
