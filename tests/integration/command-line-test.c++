@@ -221,6 +221,44 @@ TEST(CommandLine, DoctorExitsNonZeroWithTheReasonWhenCapturesWouldBeRefused) {
   EXPECT_TRUE(contains((*bad.output).value("captures_refused_because", ""), "invalid"));
 }
 
+// Parses an SVG with Python's XML parser and prints its texts with their fill colours as JSON.
+const char SVG_TEXTS[] = R"(
+import sys, json, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == '{http://www.w3.org/2000/svg}svg', root.tag
+print(json.dumps([[t.text, t.get('fill')] for t in root.iter('{http://www.w3.org/2000/svg}text')]))
+)";
+
+TEST(CommandLine, ExportScreenDrawsARenderedFrameAsValidSvgWithItsColours) {
+  Sandbox sandbox;
+  Json scenario = shScenario("printf 'plain \\033[31mred words\\033[0m end\\n'");
+  scenario["checkpoints"] = {
+      {{"name", "shown"}, {"trigger", {{"type", "terminal_literal"}, {"value", "end"}}}}};
+  auto captured = sandbox.capture(scenario);
+  ASSERT_EQ(captured.exitCode, 0) << captured.stdoutText << captured.stderrText;
+  std::string file = sandbox.writeFile("capture.json", captured.stdoutText);
+
+  for (const char* at : {"end", "checkpoint:shown"}) {
+    auto svg = sandbox.run({"export-screen", std::string("--at=") + at, file});
+    ASSERT_EQ(svg.exitCode, 0) << svg.stderrText;
+    std::string path = sandbox.writeFile("screen.svg", svg.stdoutText);
+    auto parsed = sandbox.runProgram("/usr/bin/python3", {"-c", SVG_TEXTS, path});
+    ASSERT_EQ(parsed.exitCode, 0) << parsed.stderrText << svg.stdoutText.substr(0, 2000);
+    ASSERT_TRUE(parsed.output.has_value()) << parsed.stdoutText;
+    std::string red, plain;
+    for (const auto& text : *parsed.output) {
+      std::string content = text[0].is_string() ? text[0].get<std::string>() : "";
+      if (contains(content, "red words")) red = text[1];
+      if (contains(content, "plain")) plain = text[1];
+    }
+    EXPECT_FALSE(red.empty()) << at << ": " << parsed.stdoutText;
+    EXPECT_FALSE(plain.empty()) << at << ": " << parsed.stdoutText;
+    EXPECT_NE(red, plain) << "the red words keep their colour";
+  }
+  EXPECT_EQ(sandbox.run({"export-screen", "--at", "checkpoint:nosuch", file}).exitCode, 2);
+  EXPECT_EQ(sandbox.run({"export-screen", "--at", "frame:99999", file}).exitCode, 2);
+}
+
 TEST(CommandLine, RefusalsCarryTheDetailsAScriptActsOn) {
   Sandbox sandbox;
   Policy disabled;
