@@ -477,7 +477,7 @@ void writeTiming(std::ostringstream& out, const Json& comparison) {
           << number(y + BAR_HEIGHT - 3) << "\">" << *deviation << " ms</text>\n";
     } else {
       out << "<text x=\"" << LABEL_WIDTH << "\" y=\"" << number(y + BAR_HEIGHT - 3)
-          << "\" fill-opacity=\"0.6\">no paired times</text>\n";
+          << "\" fill-opacity=\"0.6\">no matching times</text>\n";
     }
   }
   double x = LABEL_WIDTH + static_cast<double>(*tolerance) / scale * BAR_AREA;
