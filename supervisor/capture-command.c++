@@ -5,6 +5,8 @@
 // error is printed.
 #include <cstdio>
 
+#include <nlohmann/json.hpp>  // capture-scenario.h holds an optional Json
+
 #include "evidence/capture-summary.h"
 #include "evidence/error.h"
 #include "evidence/scenario.h"
