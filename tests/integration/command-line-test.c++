@@ -193,6 +193,16 @@ TEST(CommandLine, ATruncatedCaptureSaysWhichLimitOnStderrAndInItsLimitations) {
   EXPECT_TRUE(
       contains(result.stderrText, "rea: warning: the capture is truncated. " + sentence + "\n"))
       << result.stderrText;
+  // On a terminal, the progress line says so while the target still runs.
+  scenario["arguments"][1] = scenario["arguments"][1].get<std::string>() + "; sleep 1";
+  Terminal terminal;
+  ASSERT_GE(terminal.master, 0) << "openpty failed";
+  sandbox.stderrTo(terminal.slave);
+  auto watched = sandbox.capture(scenario);
+  sandbox.stderrTo(-1);
+  std::string drawn = terminal.closeAndCollect();
+  EXPECT_EQ(watched.exitCode, 0) << watched.stdoutText;
+  EXPECT_TRUE(contains(drawn, "(limits.output_bytes reached: output truncated)")) << drawn;
 }
 
 TEST(CommandLine, DoctorExitsNonZeroWithTheReasonWhenCapturesWouldBeRefused) {
