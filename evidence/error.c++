@@ -157,7 +157,7 @@ CommandError executionFailure(std::string_view reason) {
 CommandError configurationInvalid(const std::vector<Issue>& issues) {
   std::string message = "The operator configuration is invalid";
   if (!issues.empty()) message += ": " + formatIssues(issues);
-  message += ". Correct the REA_PROCESS_* environment variables of the operator. ";
+  message += ". Correct the REA_PROCESS_* environment variables of the operator (docs/policy.md). ";
   message += DOCTOR;
   return fullForm("configuration_invalid", "execution_failure", std::move(message));
 }

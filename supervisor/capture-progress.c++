@@ -65,12 +65,12 @@ kj::Promise<void> CaptureProgress::redrawLoop() {
 void CaptureProgress::draw() {
   uint64_t elapsedMs = monotonicMs() - startedAtMs;
   char line[192];
-  bool limitReached = outputBytesLimit > 0 && bytes >= outputBytesLimit;
+  bool reached = limitReached || (outputBytesLimit > 0 && bytes >= outputBytesLimit);
   int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured%s", ERASE_LINE,
                    static_cast<unsigned long long>(elapsedMs / 1000),
                    static_cast<unsigned long long>(elapsedMs % 1000 / 100),
                    capturePhaseName(current), static_cast<unsigned long long>(bytes),
-                   limitReached ? "  (limits.output_bytes reached: output truncated)" : "");
+                   reached ? "  (limits.output_bytes reached: output truncated)" : "");
   if (n <= 0) return;
   writeText(line, std::min(static_cast<size_t>(n), sizeof(line) - 1));
   drawn = true;

@@ -198,6 +198,11 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
     // Erased when this function returns (before the caller prints anything).
     if (exception == nullptr && !interrupted) {
       (*p)->phase(CapturePhase::ASSEMBLING);
+      // The helper drops whole chunks over the limit, so the byte count alone may never reach
+      // it: the end of the stream says whether output was dropped.
+      KJ_IF_MAYBE (r, result) {
+        if (r->pty.outputTruncated) (*p)->outputLimitReached();
+      }
       (*p)->redrawNow();
     } else {
       (*p)->finish();
