@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 namespace rea::supervisor {
 namespace {
@@ -120,29 +121,47 @@ std::string renderScreenSvg(const evidence::RenderedFrame& frame) {
       vterm_screen_get_cell(screen, VTermPos{row, col}, &cell);
       CellStyle style = styleOf(screen, cell);
       int start = col;
-      std::string text;
-      bool visible = false;
+      // The run's cells; blank ones at its ends are left out of the text (a renderer would
+      // drop or stretch them), the text placed at its first glyph's column instead.
+      struct Glyph {
+        int col, width;
+        std::string text;
+        bool blank;
+      };
+      std::vector<Glyph> glyphs;
       while (col < columns) {
         VTermScreenCell next;
         vterm_screen_get_cell(screen, VTermPos{row, col}, &next);
         if (!(styleOf(screen, next) == style)) break;
+        int width = next.width > 1 ? next.width : 1;
+        Glyph glyph{col, width, "", next.chars[0] == 0 || next.chars[0] == ' '};
         if (next.chars[0] == 0) {
-          text += ' ';
+          glyph.text = " ";
         } else {
           for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && next.chars[i] != 0; ++i)
-            appendEscaped(text, next.chars[i]);
-          visible = visible || next.chars[0] != ' ';
+            appendEscaped(glyph.text, next.chars[i]);
         }
-        col += next.width > 1 ? next.width : 1;
+        glyphs.push_back(std::move(glyph));
+        col += width;
       }
       if (style.bg != DEFAULT_BG) {
         svg << "<rect x=\"" << PADDING + start * CELL_WIDTH << "\" y=\"" << y << "\" width=\""
             << (col - start) * CELL_WIDTH << "\" height=\"" << CELL_HEIGHT << "\" fill=\""
             << style.bg << "\"/>\n";
       }
-      if (!visible) continue;
-      svg << "<text x=\"" << PADDING + start * CELL_WIDTH << "\" y=\"" << y + CELL_HEIGHT - 5
-          << "\" textLength=\"" << (col - start) * CELL_WIDTH << "\" fill=\"" << style.fg << '"';
+      size_t first = 0, last = glyphs.size();
+      while (first < last && glyphs[first].blank)
+        ++first;
+      while (last > first && glyphs[last - 1].blank)
+        --last;
+      if (first == last) continue;
+      std::string text;
+      for (size_t i = first; i < last; ++i)
+        text += glyphs[i].text;
+      int from = glyphs[first].col;
+      int to = glyphs[last - 1].col + glyphs[last - 1].width;
+      svg << "<text x=\"" << PADDING + from * CELL_WIDTH << "\" y=\"" << y + CELL_HEIGHT - 5
+          << "\" textLength=\"" << (to - from) * CELL_WIDTH << "\" fill=\"" << style.fg << '"';
       if (style.bold) svg << " font-weight=\"bold\"";
       if (style.italic) svg << " font-style=\"italic\"";
       if (style.underline || style.strike) {

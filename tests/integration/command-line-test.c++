@@ -244,8 +244,9 @@ print(json.dumps([[t.text, t.get('fill')] for t in root.iter('{http://www.w3.org
 TEST(CommandLine, ExportScreenDrawsARenderedFrameAsValidSvgWithItsColours) {
   Sandbox sandbox;
   Json scenario = shScenario("printf 'plain \\033[31mred words\\033[0m end\\n'");
-  scenario["checkpoints"] = {
-      {{"name", "shown"}, {"trigger", {{"type", "terminal_literal"}, {"value", "end"}}}}};
+  // root_exit, not a terminal literal: a literal printed just before the exit can still be
+  // missed on main (SPEC A15, another issue), which is not what this test is about.
+  scenario["checkpoints"] = {{{"name", "shown"}, {"trigger", {{"type", "root_exit"}}}}};
   auto captured = sandbox.capture(scenario);
   ASSERT_EQ(captured.exitCode, 0) << captured.stdoutText << captured.stderrText;
   std::string file = sandbox.writeFile("capture.json", captured.stdoutText);
