@@ -29,7 +29,7 @@ const char OVERVIEW[] =
     "Guides: docs/first-capture.md, docs/scenario.md, docs/policy.md, docs/evidence.md.\n";
 
 const char CAPTURE[] =
-    "usage: rea capture-process [--pretty] [-o FILE] [--format json|text] SCENARIO.json\n"
+    "usage: rea capture-process [--pretty] [-o FILE] [--format json|text] SCENARIO.json|-\n"
     "\n"
     "Runs the scenario's executable in a real PTY under the operator policy taken from the\n"
     "environment (REA_PROCESS_CAPTURE_ENABLED, REA_PROCESS_EXECUTABLE_ROOTS_JSON,\n"
@@ -40,9 +40,11 @@ const char CAPTURE[] =
     "elapsed time, the bytes of target output captured so far and the phase (starting,\n"
     "running, settling, snapshot, cleanup, assembling), e.g.\n"
     "  rea: 2.3 s  running  1532 bytes captured\n"
-    "It is redrawn in place at most four times a second and erased at the end; nothing of it\n"
-    "is written when stderr is a pipe or a file. Before it starts, the capture removes\n"
-    "temporary roots and capture cgroups left by a killed run (see rea doctor).\n"
+    "When output was dropped at limits.output_bytes the line ends with \"(limits.output_bytes\n"
+    "reached: output truncated)\". It is redrawn in place at most four times a second and\n"
+    "erased at the end; nothing of it is written when stderr is a pipe or a file. Before it\n"
+    "starts, the capture removes temporary roots and capture cgroups left by a killed run\n"
+    "(see rea doctor).\n"
     "\n"
     "The scenario format is described in docs/scenario.md, the policy variables in\n"
     "docs/policy.md. A capture that reached one of the scenario's limits is truncated: a\n"
@@ -160,9 +162,13 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {"capture-process",  "compare-process-captures",
-                                                 "export-asciicast", "report",
-                                                 "doctor",           "helper"};
+  static const std::vector<const char*> names = {"capture-process",
+                                                 "compare-process-captures",
+                                                 "export-asciicast",
+                                                 "export-screen",
+                                                 "report",
+                                                 "doctor",
+                                                 "helper"};
   return names;
 }
 

@@ -312,6 +312,13 @@ TEST(CommandLine, ConventionalArgumentsAndShortUsageErrors) {
       << unknown.stderrText;
   EXPECT_EQ(sandbox.run({"help", "nosuch"}).exitCode, 2);
   EXPECT_EQ(sandbox.run({"help", "doctor"}).exitCode, 0);
+  // Every command in the overview has its own help.
+  for (const char* command : {"capture-process", "compare-process-captures", "export-asciicast",
+                              "export-screen", "report", "doctor"}) {
+    auto help = sandbox.run({"help", command});
+    EXPECT_EQ(help.exitCode, 0) << command;
+    EXPECT_EQ(help.stdoutText.rfind(std::string("usage: rea ") + command, 0), 0u) << command;
+  }
   EXPECT_EQ(sandbox.run({"capture-process", "--format", "xml", "x.json"}).exitCode, 2);
 
   // -- ends the options: `--help` after it is a file name (a missing one), not a request.
