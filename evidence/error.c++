@@ -104,16 +104,22 @@ CommandError inputTooLarge(std::string_view file) {
                                     "64 MiB and try again.");
 }
 
-CommandError inputNotJson(std::string_view file) {
+CommandError inputNotJson(std::string_view file, std::optional<TextPosition> where) {
+  std::string at;
+  if (where) {
+    at = " at line " + std::to_string(where->line) + ", column " + std::to_string(where->column);
+  }
   return shortForm("invalid_input", "The input file " + backticked(file) +
-                                        " is not valid JSON (UTF-8). Fix its syntax and try "
-                                        "again.");
+                                        " is not valid JSON (UTF-8)" + at +
+                                        ". Fix its syntax and try again.");
 }
 
 CommandError scenarioInvalid(const std::vector<Issue>& issues) {
   std::string message = "The scenario is invalid";
   if (!issues.empty()) message += ": " + formatIssues(issues);
-  message += ". Check the required fields and limits of the scenario format and try again.";
+  message +=
+      ". Check the required fields and limits of the scenario format (docs/scenario.md) and try "
+      "again.";
   return shortForm("invalid_input", std::move(message));
 }
 
@@ -158,7 +164,7 @@ CommandError executionFailure(std::string_view reason) {
 CommandError configurationInvalid(const std::vector<Issue>& issues) {
   std::string message = "The operator configuration is invalid";
   if (!issues.empty()) message += ": " + formatIssues(issues);
-  message += ". Correct the REA_PROCESS_* environment variables of the operator. ";
+  message += ". Correct the REA_PROCESS_* environment variables of the operator (docs/policy.md). ";
   message += DOCTOR;
   return fullForm("configuration_invalid", "execution_failure", std::move(message));
 }

@@ -61,8 +61,13 @@ CommandError inputUnreadable(std::string_view file);
 CommandError inputTooLarge(std::string_view file);
 // truncated: the file is larger than MAX_INPUT_BYTES.
 
-CommandError inputNotJson(std::string_view file);
-// invalid_input: the file is not valid UTF-8 JSON.
+struct TextPosition {
+  size_t line;    // from 1
+  size_t column;  // from 1, in bytes
+};
+
+CommandError inputNotJson(std::string_view file, std::optional<TextPosition> where = {});
+// invalid_input: the file is not valid UTF-8 JSON; `where` is the first offending byte.
 
 CommandError scenarioInvalid(const std::vector<Issue>& issues);
 // invalid_input: the scenario failed its schema or cross-field rules; every issue is listed

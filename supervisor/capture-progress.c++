@@ -74,11 +74,13 @@ void CaptureProgress::draw() {
     return;
   }
   uint64_t elapsedMs = monotonicMs() - startedAtMs;
-  char line[128];
-  int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured", ERASE_LINE,
+  char line[192];
+  bool reached = limitReached || (outputBytesLimit > 0 && bytes >= outputBytesLimit);
+  int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured%s", ERASE_LINE,
                    static_cast<unsigned long long>(elapsedMs / 1000),
                    static_cast<unsigned long long>(elapsedMs % 1000 / 100),
-                   capturePhaseName(current), static_cast<unsigned long long>(bytes));
+                   capturePhaseName(current), static_cast<unsigned long long>(bytes),
+                   reached ? "  (limits.output_bytes reached: output truncated)" : "");
   if (n <= 0) return;
   writeText(line, std::min(static_cast<size_t>(n), sizeof(line) - 1));
   drawn = true;

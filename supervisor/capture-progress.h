@@ -49,6 +49,11 @@ class CaptureProgress final : public PtyObserver {
   // Redraws at once if a line is already on the screen: for a phase entered after the event
   // loop stopped running (assembling), which the timer can no longer show.
   void output(const PtyChunk& chunk) override { bytes += chunk.data.size(); }
+  void outputLimit(uint64_t limit) { outputBytesLimit = limit; }
+  // limits.output_bytes: once the bytes reach it, the line says so (the output is truncated
+  // from there on, and a person should not wait for more).
+  void outputLimitReached() { limitReached = true; }
+  // Output was dropped at the limit (known once the PTY stream has ended): said from now on.
 
   void finish();
   // Stops redrawing and erases the line if one was drawn. Idempotent.
@@ -60,6 +65,8 @@ class CaptureProgress final : public PtyObserver {
   uint64_t startedAtMs;  // CLOCK_MONOTONIC: fresh also outside the event loop
   CapturePhase current = CapturePhase::STARTING;
   uint64_t bytes = 0;
+  uint64_t outputBytesLimit = 0;  // 0: none known
+  bool limitReached = false;
   bool drawn = false;
   bool finished = false;
   kj::Promise<void> loop = nullptr;
