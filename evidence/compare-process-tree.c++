@@ -114,7 +114,10 @@ std::vector<size_t> linkTree(std::vector<Node>& nodes) {
 void hashSubtrees(std::vector<Node>& nodes, const std::vector<size_t>& roots) {
   // Children before parents: reverse pre-order, iteratively (a chain can be 10,000 deep).
   std::vector<size_t> preorder;
-  std::vector<size_t> stack = roots;
+  std::vector<size_t> stack;
+  // Filled by insert, not copied: GCC 12 at -O2 misreads the inlined copy's free as a free of
+  // a non-heap pointer (-Wfree-nonheap-object) in some unity batches.
+  stack.insert(stack.end(), roots.begin(), roots.end());
   while (!stack.empty()) {
     size_t current = stack.back();
     stack.pop_back();

@@ -1,8 +1,10 @@
 // Default-mode terminal dimension (SPEC A7): the concatenated normalised output stream, whose
 // read boundaries do not matter, and the rendered screen at each dispatched interaction, each
-// checkpoint and the end. Rules and JSON shapes are documented in evidence/compare.h.
+// checkpoint both captures took (one only one has is the filesystem's difference) and the end.
+// Rules and JSON shapes are documented in evidence/compare.h.
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 
 #include "evidence/compare-internal.h"
@@ -92,7 +94,26 @@ class Screens {
   std::vector<int64_t> times;
 };
 
-std::vector<Observation> screenObservations(const Json& capture) {
+// The names of the checkpoints both captures took: a checkpoint only one of them has is a
+// filesystem difference (it names a moment, it is not something the terminal showed), so its
+// screen is not a terminal observation.
+std::set<std::string> sharedCheckpoints(const Json& left, const Json& right) {
+  std::set<std::string> leftNames, shared;
+  for (const Json& checkpoint : arrayMember(left, "filesystem_checkpoints")) {
+    const Json& name = member(checkpoint, "name");
+    if (name.is_string()) leftNames.insert(name.get<std::string>());
+  }
+  for (const Json& checkpoint : arrayMember(right, "filesystem_checkpoints")) {
+    const Json& name = member(checkpoint, "name");
+    if (name.is_string() && leftNames.count(name.get<std::string>())) {
+      shared.insert(name.get<std::string>());
+    }
+  }
+  return shared;
+}
+
+std::vector<Observation> screenObservations(const Json& capture,
+                                            const std::set<std::string>& checkpoints) {
   Screens screens(capture);
   std::vector<Observation> list;
   for (const Json& event : arrayMember(capture, "interaction_events")) {
@@ -106,7 +127,10 @@ std::vector<Observation> screenObservations(const Json& capture) {
     list.push_back(observe(element, moment));
   }
   for (const Json& checkpoint : arrayMember(capture, "filesystem_checkpoints")) {
-    if (member(checkpoint, "name") == "before") continue;
+    const Json& name = member(checkpoint, "name");
+    if (name == "before" || !name.is_string() || !checkpoints.count(name.get<std::string>())) {
+      continue;
+    }
     std::optional<int64_t> moment = elementTime(checkpoint);
     Json element = Json::object();
     element["kind"] = "screen";
@@ -143,8 +167,10 @@ DimensionOutcome compareTerminalContent(const Json& left, const Json& right, int
         timeAt(rightStream, alignment.right), excerpt(a, matched), excerpt(b, alignment.right)));
   }
 
-  DimensionOutcome screens = compareObservations(Dimension::TERMINAL, screenObservations(left),
-                                                 screenObservations(right), toleranceMs);
+  std::set<std::string> checkpoints = sharedCheckpoints(left, right);
+  DimensionOutcome screens =
+      compareObservations(Dimension::TERMINAL, screenObservations(left, checkpoints),
+                          screenObservations(right, checkpoints), toleranceMs);
   for (Candidate& candidate : screens.candidates)
     outcome.candidates.push_back(candidate);
 

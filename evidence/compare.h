@@ -57,10 +57,11 @@
 //     the at_ms of the frame holding that byte (null past the end of that side's stream);
 //   * the screens: one element per moment, in this order: each interaction with outcome
 //     `dispatched` (in recorded order; the last rendered frame with at_ms < dispatched_at_ms,
-//     i.e. what was on screen when it was sent), each checkpoint except `before` (in recorded
-//     order; the last rendered frame with at_ms ≤ the checkpoint's at_ms; `before` is taken
-//     before the target starts, so its screen is blank by construction), then the end (the
-//     last rendered frame). Elements: `{kind:"screen", moment:"interaction",
+//     i.e. what was on screen when it was sent), each checkpoint except `before` that both
+//     captures took (a checkpoint only one took is the filesystem's difference, not a screen to
+//     compare; in recorded order; the last rendered frame with at_ms ≤ the checkpoint's at_ms;
+//     `before` is taken before the target starts, so its screen is blank by construction), then the
+//     end (the last rendered frame). Elements: `{kind:"screen", moment:"interaction",
 //     interaction_sequence, screen}`, `{kind:"screen", moment:"checkpoint", checkpoint, screen}`,
 //     `{kind:"screen", moment:"end", screen}` with `screen = {columns, rows, cursor_x, cursor_y,
 //     active_buffer, lines}` or null when no frame qualifies (`serialized_state` is not

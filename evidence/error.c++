@@ -104,16 +104,22 @@ CommandError inputTooLarge(std::string_view file) {
                                     "64 MiB and try again.");
 }
 
-CommandError inputNotJson(std::string_view file) {
+CommandError inputNotJson(std::string_view file, std::optional<TextPosition> where) {
+  std::string at;
+  if (where) {
+    at = " at line " + std::to_string(where->line) + ", column " + std::to_string(where->column);
+  }
   return shortForm("invalid_input", "The input file " + backticked(file) +
-                                        " is not valid JSON (UTF-8). Fix its syntax and try "
-                                        "again.");
+                                        " is not valid JSON (UTF-8)" + at +
+                                        ". Fix its syntax and try again.");
 }
 
 CommandError scenarioInvalid(const std::vector<Issue>& issues) {
   std::string message = "The scenario is invalid";
   if (!issues.empty()) message += ": " + formatIssues(issues);
-  message += ". Check the required fields and limits of the scenario format and try again.";
+  message +=
+      ". Check the required fields and limits of the scenario format (docs/scenario.md) and try "
+      "again.";
   return shortForm("invalid_input", std::move(message));
 }
 
@@ -139,6 +145,13 @@ CommandError evidenceNotCurrentWorkflow(std::string_view file) {
                                         "`rea capture-process` and compare that.");
 }
 
+CommandError toolArgumentsInvalid(std::string_view tool, const std::vector<Issue>& issues) {
+  std::string message = "The arguments of " + backticked(tool) + " are invalid";
+  if (!issues.empty()) message += ": " + formatIssues(issues);
+  message += ". Check them against the tool's input schema and try again.";
+  return shortForm("invalid_input", std::move(message));
+}
+
 CommandError executionFailure(std::string_view reason) {
   return shortForm("execution_failure",
                    withReason(reason,
@@ -151,7 +164,7 @@ CommandError executionFailure(std::string_view reason) {
 CommandError configurationInvalid(const std::vector<Issue>& issues) {
   std::string message = "The operator configuration is invalid";
   if (!issues.empty()) message += ": " + formatIssues(issues);
-  message += ". Correct the REA_PROCESS_* environment variables of the operator. ";
+  message += ". Correct the REA_PROCESS_* environment variables of the operator (docs/policy.md). ";
   message += DOCTOR;
   return fullForm("configuration_invalid", "execution_failure", std::move(message));
 }
@@ -261,6 +274,13 @@ CommandError cancelled() {
   details["cleanup"] = "complete";
   error.details = std::make_shared<const Json>(std::move(details));
   return error;
+}
+
+CommandError integrityMismatch(std::string_view reason) {
+  return fullForm("integrity_mismatch", "integrity_mismatch",
+                  withReason(reason,
+                             "Compare only captures made by `capture_process_scenario` in this "
+                             "session, passing them back unchanged (or not at all)."));
 }
 
 }  // namespace rea::evidence

@@ -61,8 +61,13 @@ CommandError inputUnreadable(std::string_view file);
 CommandError inputTooLarge(std::string_view file);
 // truncated: the file is larger than MAX_INPUT_BYTES.
 
-CommandError inputNotJson(std::string_view file);
-// invalid_input: the file is not valid UTF-8 JSON.
+struct TextPosition {
+  size_t line;    // from 1
+  size_t column;  // from 1, in bytes
+};
+
+CommandError inputNotJson(std::string_view file, std::optional<TextPosition> where = {});
+// invalid_input: the file is not valid UTF-8 JSON; `where` is the first offending byte.
 
 CommandError scenarioInvalid(const std::vector<Issue>& issues);
 // invalid_input: the scenario failed its schema or cross-field rules; every issue is listed
@@ -79,6 +84,10 @@ CommandError evidenceLegacyV3(std::string_view file);
 
 CommandError evidenceNotCurrentWorkflow(std::string_view file);
 // invalid_input (compare): other operation, predicate, provider id or provider version.
+
+CommandError toolArgumentsInvalid(std::string_view tool, const std::vector<Issue>& issues);
+// invalid_input (`rea mcp`): the arguments of a tool call break its input schema; every issue
+// is listed. Issues name arguments and rules, never values.
 
 CommandError executionFailure(std::string_view reason = {});
 // execution_failure: anything unexpected (incl. incompatible comparison contracts). `reason`,
@@ -146,5 +155,11 @@ CommandError cleanupIncomplete(std::string_view reason = {},
 
 CommandError cancelled();
 // cancelled / cancelled, retryable: details {operation:"process_capture", cleanup:"complete"}.
+
+CommandError integrityMismatch(std::string_view reason);
+// integrity_mismatch / integrity_mismatch (`rea mcp` compare, B §10.2): an Evidence id this
+// session does not hold, a supplied capture that differs from the stored one, or two captures
+// that may not be compared. `reason` is one sentence written by the caller (it may name an
+// Evidence id, never a capture's content).
 
 }  // namespace rea::evidence

@@ -185,7 +185,7 @@ std::string deviationText(const Json& timing, const char* dimension) {
   if (!timing.is_object()) return "";
   const Json& entry = member(timing, dimension);
   std::optional<int64_t> deviation = integer(member(entry, "max_deviation_ms"));
-  if (!deviation) return "not paired";
+  if (!deviation) return "no matching times";
   std::string out = std::to_string(*deviation) + " ms";
   if (member(entry, "exceeds_tolerance") == true) out += " (beyond tolerance)";
   return out;
@@ -255,6 +255,38 @@ std::string comparedScreen(const Json& screen, const Json& other) {
   return out + "</pre></div>";
 }
 
+std::string dumped(const Json& value) {
+  return value.is_null() ? "" : value.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+// Steps back to the start of a UTF-8 character.
+size_t characterStart(const std::string& text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80)
+    --at;
+  return at;
+}
+
+std::string markedDifference(const std::string& mine, const std::string& other) {
+  // A long value differs from the other side's in a small part: that part is marked, from the
+  // first differing character to the last (the common prefix and suffix stay plain).
+  size_t prefix = 0;
+  while (prefix < mine.size() && prefix < other.size() && mine[prefix] == other[prefix])
+    ++prefix;
+  size_t suffix = 0;
+  while (suffix < mine.size() - prefix && suffix < other.size() - prefix &&
+         mine[mine.size() - 1 - suffix] == other[other.size() - 1 - suffix]) {
+    ++suffix;
+  }
+  if (prefix == mine.size() && prefix == other.size()) return html(mine);
+  size_t start = characterStart(mine, prefix);
+  size_t end = mine.size() - suffix;
+  while (end < mine.size() && (static_cast<unsigned char>(mine[end]) & 0xC0) == 0x80)
+    ++end;
+  return html(mine.substr(0, start)) + "<mark class=\"divergence\">" +
+         (end > start ? html(mine.substr(start, end - start)) : "(nothing here)") + "</mark>" +
+         html(mine.substr(end));
+}
+
 std::string observationValue(const Json& value, const Json& other, const Json& index) {
   if (value.is_null()) return "<pre class=\"value\">(no element)</pre>";
   std::string kind = text(member(value, "kind"));
@@ -262,8 +294,7 @@ std::string observationValue(const Json& value, const Json& other, const Json& i
   if (kind == "screen") {
     return comparedScreen(member(value, "screen"), member(other, "screen"));
   }
-  return "<pre class=\"value\">" + html(value.dump(2, ' ', false, Json::error_handler_t::replace)) +
-         "</pre>";
+  return "<pre class=\"value\">" + markedDifference(dumped(value), dumped(other)) + "</pre>";
 }
 
 std::string observationName(const Json& first) {
@@ -278,7 +309,9 @@ std::string observationName(const Json& first) {
   if (kind == "screen") {
     return "screen at moment " + index + " (" + text(member(sample, "moment")) + ")";
   }
-  std::string out = dimension + "[" + index + "]";
+  // In words ("shim call 1 (sequence 0)"), counted from 1 as a person counts.
+  std::optional<int64_t> position = integer(member(first, "index"));
+  std::string out = dimension + " record " + (position ? std::to_string(*position + 1) : index);
   for (const char* key : {"sequence", "name", "path"}) {
     const Json& id = member(sample, key);
     if (!id.is_null()) out += ", " + std::string(key) + " " + text(id);
@@ -348,10 +381,11 @@ std::string screenCaption(const char* side, const ReportScreen& screen,
   return out;
 }
 
-void writeScreen(std::ostringstream& out, const char* side, const ReportScreen& screen,
-                 const ReportScreen& other, std::optional<int64_t> momentMs) {
+void writeScreen(std::ostringstream& out, const std::string& id, const char* side,
+                 const ReportScreen& screen, const ReportScreen& other,
+                 std::optional<int64_t> momentMs) {
   const char* source = screen.source == ReportScreen::Source::RENDERED ? "rendered" : "raw";
-  out << "<figure class=\"screen\" id=\"screen-" << side << "\" data-source=\"" << source
+  out << "<figure class=\"screen\" id=\"" << id << "\" data-source=\"" << source
       << "\"><figcaption>" << html(screenCaption(side, screen, momentMs))
       << "</figcaption><div class=\"terminal\"><pre>";
   for (size_t i = 0; i < screen.lines.size(); ++i) {
@@ -375,8 +409,22 @@ void writeScreens(std::ostringstream& out, const ReportSide& left, const ReportS
   out << "<section id=\"screens\"><h2>Screens at the first divergence</h2>\n"
          "<p class=\"note\">A row that differs from the other side's row at the same position "
          "is marked on its left edge.</p>\n<div class=\"screens\">\n";
-  writeScreen(out, "left", leftScreen, rightScreen, leftMs);
-  writeScreen(out, "right", rightScreen, leftScreen, rightMs);
+  writeScreen(out, "screen-left", "left", leftScreen, rightScreen, leftMs);
+  writeScreen(out, "screen-right", "right", rightScreen, leftScreen, rightMs);
+  out << "</div>\n</section>\n";
+
+  // When the first divergence is elsewhere (a process, a file) but the terminal differs too,
+  // the screens above may be identical: the real screen difference is shown at the end.
+  std::string terminal = text(member(comparison, "terminal"));
+  bool terminalDiffers = terminal == "changed" || terminal == "added" || terminal == "removed";
+  if (!terminalDiffers || text(member(first, "dimension")) == "terminal") return;
+  ReportScreen leftEnd = screenAt(left.capture, std::nullopt);
+  ReportScreen rightEnd = screenAt(right.capture, std::nullopt);
+  out << "<section id=\"terminal-screens\"><h2>Screens where the terminal differs</h2>\n"
+         "<p class=\"note\">The terminal differs too; these are the last screens of each "
+         "capture.</p>\n<div class=\"screens\">\n";
+  writeScreen(out, "terminal-screen-left", "left", leftEnd, rightEnd, std::nullopt);
+  writeScreen(out, "terminal-screen-right", "right", rightEnd, leftEnd, std::nullopt);
   out << "</div>\n</section>\n";
 }
 
@@ -394,8 +442,8 @@ void writeTiming(std::ostringstream& out, const Json& comparison) {
   const Json& timing = member(comparison, "timing");
   std::optional<int64_t> tolerance = integer(member(timing, "tolerance_ms"));
   if (!timing.is_object() || !tolerance) {
-    out << "<p>No timing member: compared with baseline semantics, where every timestamp is "
-           "content (SPEC B §9).</p>\n</section>\n";
+    out << "<p>No timing: compared with baseline semantics, where every time is part of the "
+           "content.</p>\n</section>\n";
     return;
   }
   int64_t largest = 0;
@@ -429,7 +477,7 @@ void writeTiming(std::ostringstream& out, const Json& comparison) {
           << number(y + BAR_HEIGHT - 3) << "\">" << *deviation << " ms</text>\n";
     } else {
       out << "<text x=\"" << LABEL_WIDTH << "\" y=\"" << number(y + BAR_HEIGHT - 3)
-          << "\" fill-opacity=\"0.6\">no paired times</text>\n";
+          << "\" fill-opacity=\"0.6\">no matching times</text>\n";
     }
   }
   double x = LABEL_WIDTH + static_cast<double>(*tolerance) / scale * BAR_AREA;
@@ -446,9 +494,15 @@ void writeLimitations(std::ostringstream& out, const Json& comparison) {
     out << "<p>None.</p>\n</section>\n";
     return;
   }
+  // Both captures usually share their limitations: each sentence is listed once.
   out << "<ul>\n";
-  for (const Json& limitation : limitations)
-    out << "<li>" << html(text(limitation)) << "</li>\n";
+  std::vector<std::string> seen;
+  for (const Json& limitation : limitations) {
+    std::string sentence = text(limitation);
+    if (std::find(seen.begin(), seen.end(), sentence) != seen.end()) continue;
+    seen.push_back(sentence);
+    out << "<li>" << html(sentence) << "</li>\n";
+  }
   out << "</ul>\n</section>\n";
 }
 
@@ -493,8 +547,8 @@ std::string renderReportHtml(const ReportSide& left, const ReportSide& right,
       << statusClass(status) << "\">overall status <span class=\"status " << statusClass(status)
       << "\">" << html(text(status)) << "</span>"
       << (member(comparison, "timing").is_object()
-              ? " (contents compared, timing separately: SPEC A7)"
-              : " (baseline semantics: SPEC B §9)")
+              ? " (contents compared; timing reported separately, against a tolerance)"
+              : " (baseline semantics: every time is part of the content)")
       << "</p>\n";
   writeSides(out, left, right);
   out << "<section id=\"dimension-statuses\"><h2>Dimensions</h2>\n";

@@ -4,7 +4,8 @@
 // with its status word (and, in the default mode of A7, its largest timing deviation), the first
 // divergence (B §9.4) with its dimension, index and both values, the two terminal screens at
 // that moment side by side (evidence/report-screen.h), the timing deviations as an inline SVG
-// bar chart against the tolerance, and the comparison's limitations.
+// bar chart against the tolerance, and the comparison's limitations (each sentence once). Its
+// words are the user's: no section numbers of a specification.
 //
 // The page has no script, no external URL and no resource outside itself: inline CSS, inline
 // SVG. Everything taken from the captures or the comparison (terminal text, file names,
@@ -17,10 +18,13 @@
 // and `first-divergence` on the diverging dimension's row; `#first-divergence` (class
 // `divergence-found|divergence-unknown|divergence-none`) with `mark.divergence` from the
 // first differing stream byte on, a compared screen drawn as a terminal, any other value as
-// indented JSON in `pre.value`; `#screen-left`, `#screen-right` (`data-source="rendered|raw"`,
-// rows that differ from the other side carry class `differs`); `#timing-chart` with one
-// `rect.bar[data-dimension]` per dimension that has a deviation (class `within` or `beyond`)
-// and `line.tolerance`.
+// indented JSON in `pre.value` with the part that differs from the other side's in
+// `mark.divergence`; `#screen-left`, `#screen-right` (`data-source="rendered|raw"`, rows that
+// differ from the other side carry class `differs`); when the terminal differs but the first
+// divergence is in another dimension, `#terminal-screens` with `#terminal-screen-left` and
+// `#terminal-screen-right`, the last screens of each capture, marked the same way; `#timing-chart`
+// with one `rect.bar[data-dimension]` per dimension that has a deviation (class `within` or
+// `beyond`) and `line.tolerance`.
 //
 // Errors: none thrown for a capture that passed import and a comparison from compareCaptures();
 // missing or ill-typed comparison members are shown as absent.

@@ -7,6 +7,7 @@ set -euo pipefail
 BUILD=(
   build-essential cmake ninja-build pkg-config lld
   capnproto libcapnp-dev libvterm-dev libseccomp-dev liburing-dev libssl-dev nlohmann-json3-dev
+  libcli11-dev
   # configuring the project finds GoogleTest even when only rea is built
   libgtest-dev libgmock-dev
 )

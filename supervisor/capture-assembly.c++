@@ -11,6 +11,7 @@
 #include "evidence/projection.h"
 #include "evidence/timestamp.h"
 #include "supervisor/assemble-filesystem.h"
+#include "supervisor/assemble-limits.h"
 #include "supervisor/assemble-processes.h"
 #include "supervisor/assemble-protocol.h"
 #include "supervisor/assemble-rendered.h"
@@ -242,6 +243,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   Capture capture;
   capture.manifest = assembleManifest(scenario, inputs);
   capture.normalization = normalizationJson(scenario);
+  // Counted before the raw output is consumed below.
+  std::vector<std::string> limitSentences = outputLimitSentences(scenario, run.pty);
   // Rendered frames first: their redaction still reads the raw output, which assembleFrames
   // then consumes. Each raw part is released as soon as its normalised form exists.
   RenderedAssembly rendered = assembleRenderedFrames(
@@ -277,6 +280,9 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
                       (run.shims && run.shims->truncated);
   capture.limitations = processes.leadingLimitations;
   capture.limitations.push_back(FILESYSTEM_LIMITATION);
+  if (filesystem.truncated) limitSentences.push_back(filesystemLimitSentence(scenario));
+  for (auto& sentence : limitSentences)
+    capture.limitations.push_back(std::move(sentence));
   capture.residualUnknowns = processes.residualUnknowns;
   if (run.replay) {
     auto protocol = assembleProtocol(*run.replay, base, clock.bucket);

@@ -1,13 +1,21 @@
-// `rea capture-process [--pretty] FILE` (SPEC B §10.1 capture order): read file → size check →
-// JSON parse → scenario parse → admission and capture (capture-scenario.h) → Evidence on stdout.
+// `rea capture-process [OPTIONS] FILE` (SPEC B §10.1 capture order): read file → size check →
+// JSON parse → scenario parse → admission and capture (capture-scenario.h) → Evidence, where
+// result-output.h sends it (JSON, or a summary in words for a terminal).
 // SIGINT, SIGTERM and SIGHUP cancel a running capture: its cleanup completes and the `cancelled`
 // error is printed.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>  // capture-scenario.h holds an optional Json
+
+#include "evidence/capture-summary.h"
 #include "evidence/error.h"
 #include "evidence/scenario.h"
 #include "supervisor/capture-scenario.h"
+#include "supervisor/command-line.h"
 #include "supervisor/commands.h"
 #include "supervisor/input-file.h"
 #include "supervisor/output.h"
+#include "supervisor/result-output.h"
 
 namespace rea::supervisor {
 
@@ -17,20 +25,15 @@ int runCaptureCommand(const std::vector<std::string>& args) {
   // First thing, so a signal arriving while the scenario is still being read stays pending and
   // cancels the capture through the event loop instead of killing rea mid-cleanup.
   blockTerminationSignals();
-  bool pretty = false;
-  std::vector<std::string> files;
-  for (const auto& arg : args) {
-    if (arg == "--pretty") {
-      pretty = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option: " + arg, "capture-process");
-    } else {
-      files.push_back(arg);
-    }
+  CommandLine line("capture-process");
+  ResultOptions result;
+  addResultOptions(line.app, result);
+  if (auto usage = line.parse(args, 1, "expected one scenario file (or - for stdin)")) {
+    return *usage;
   }
-  if (files.size() != 1) return usageError("expected one scenario file", "capture-process");
+  bool pretty = result.pretty;
 
-  auto input = readJsonFile(files[0]);
+  auto input = readJsonFile(line.files[0]);
   if (input.error) return printError(*input.error, pretty);
   auto parsed = parseScenario(*input.value);
   if (!parsed.scenario) return printError(scenarioInvalid(parsed.issues), pretty);
@@ -40,7 +43,11 @@ int runCaptureCommand(const std::vector<std::string>& args) {
 
   auto outcome = captureScenario(scenario);
   if (outcome.error) return printError(*outcome.error, pretty);
-  return printJson(*outcome.evidence, pretty);
+  const Json& evidence = *outcome.evidence;
+  // Loud limits: a truncated capture is said on stderr, whatever stdout gets.
+  for (const auto& line : limitWarnings(evidence))
+    std::fprintf(stderr, "%s\n", line.c_str());
+  return deliverResult(evidence, summariseCapture(evidence), result);
 }
 
 }  // namespace rea::supervisor

@@ -26,13 +26,35 @@ std::string differingContractFields(const Json& left, const Json& right) {
   return out;
 }
 
-int64_t nowEpochMs() {
+}  // namespace
+
+int64_t epochNowMs() {
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
 }
 
-}  // namespace
+std::optional<std::string> comparisonRefusal(const Capture& leftCapture,
+                                             const Capture& rightCapture,
+                                             std::optional<int64_t> maxCaptureAgeMs,
+                                             int64_t nowEpochMs) {
+  const Manifest& left = leftCapture.manifest;
+  const Manifest& right = rightCapture.manifest;
+  if (left.comparisonContractSha256 != right.comparisonContractSha256) {
+    return "The two captures were made under incompatible comparison contracts; these fields "
+           "differ: " +
+           differingContractFields(*left.comparisonContract, *right.comparisonContract) + ".";
+  }
+  if (maxCaptureAgeMs) {
+    auto leftDone = parseIsoTimestamp(left.completedAt);
+    auto rightDone = parseIsoTimestamp(right.completedAt);
+    if (auto tooOld = checkCaptureAge(maxCaptureAgeMs, nowEpochMs, leftDone.value_or(0),
+                                      rightDone.value_or(0))) {
+      return *tooOld + ".";
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<CommandError> compareCaptureFiles(const std::string& leftFile,
                                                 const std::string& rightFile,
@@ -41,22 +63,9 @@ std::optional<CommandError> compareCaptureFiles(const std::string& leftFile,
                                                 CaptureComparison& out) {
   if (auto error = readCaptureEvidence(leftFile, out.left)) return error;
   if (auto error = readCaptureEvidence(rightFile, out.right)) return error;
-  const Manifest& left = out.left.capture.manifest;
-  const Manifest& right = out.right.capture.manifest;
-
-  if (left.comparisonContractSha256 != right.comparisonContractSha256) {
-    return executionFailure(
-        "The two captures were made under incompatible comparison contracts; these fields "
-        "differ: " +
-        differingContractFields(*left.comparisonContract, *right.comparisonContract) + ".");
-  }
-  if (maxCaptureAgeMs) {
-    auto leftDone = parseIsoTimestamp(left.completedAt);
-    auto rightDone = parseIsoTimestamp(right.completedAt);
-    if (auto tooOld = checkCaptureAge(maxCaptureAgeMs, nowEpochMs(), leftDone.value_or(0),
-                                      rightDone.value_or(0))) {
-      return executionFailure(*tooOld + ".");
-    }
+  if (auto refusal =
+          comparisonRefusal(out.left.capture, out.right.capture, maxCaptureAgeMs, epochNowMs())) {
+    return executionFailure(*refusal);
   }
 
   // Compared in JSON form: the form both sides were validated in, unknown members dropped.

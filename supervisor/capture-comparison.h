@@ -32,4 +32,16 @@ std::optional<evidence::CommandError> compareCaptureFiles(const std::string& lef
                                                           CaptureComparison& out);
 // Fills `out` and returns nullopt, or returns the error (and leaves `out` unspecified).
 
+std::optional<std::string> comparisonRefusal(const evidence::Capture& left,
+                                             const evidence::Capture& right,
+                                             std::optional<int64_t> maxCaptureAgeMs,
+                                             int64_t nowEpochMs);
+// B §9.1 rules 2 and 3 for two imported captures: the sentence saying why they may not be
+// compared (their comparison contracts differ, naming the fields; one is older than
+// `maxCaptureAgeMs` at `nowEpochMs`), or nullopt. Shared with `rea mcp`, which reports it as
+// an integrity error instead of an execution failure.
+
+int64_t epochNowMs();
+// The application clock of the age check: CLOCK_REALTIME in ms.
+
 }  // namespace rea::supervisor

@@ -20,7 +20,17 @@ std::optional<CommandError> readCaptureEvidence(const std::string& file, Capture
       return evidenceNotCurrentWorkflow(file);
     case EvidenceFailure::LEGACY_CAPTURE:
       return evidenceLegacyV3(file);
+    case EvidenceFailure::ID_MISMATCH:
+      // Every member is committed to by the evidence_id: a file edited after rea wrote it
+      // fails here, and the message says which commitment broke.
+      return evidenceMalformed(file,
+                               {Issue{"evidence_id",
+                                      "does not match the record's content (a member was changed "
+                                      "after rea wrote it)"}});
     default:
+      if (imported.issues.empty() && !imported.detail.empty()) {
+        return evidenceMalformed(file, {Issue{"", imported.detail}});
+      }
       return evidenceMalformed(file, imported.issues);
   }
   out.evidenceId = imported.evidenceId;

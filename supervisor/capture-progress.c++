@@ -47,6 +47,12 @@ CaptureProgress::CaptureProgress(kj::Timer& timer, int fd)
       [](kj::Exception&& e) { KJ_LOG(ERROR, "capture progress line stopped", e); });
 }
 
+CaptureProgress::CaptureProgress(kj::Timer& timer, Report report)
+    : timer(timer), fd(-1), report(std::move(report)), startedAtMs(monotonicMs()) {
+  loop = redrawLoop().eagerlyEvaluate(
+      [](kj::Exception&& e) { KJ_LOG(ERROR, "capture progress reports stopped", e); });
+}
+
 CaptureProgress::~CaptureProgress() noexcept(false) {
   finish();
 }
@@ -63,19 +69,25 @@ kj::Promise<void> CaptureProgress::redrawLoop() {
 }
 
 void CaptureProgress::draw() {
+  if (report) {
+    report(current, bytes);
+    return;
+  }
   uint64_t elapsedMs = monotonicMs() - startedAtMs;
-  char line[128];
-  int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured", ERASE_LINE,
+  char line[192];
+  bool reached = limitReached || (outputBytesLimit > 0 && bytes >= outputBytesLimit);
+  int n = snprintf(line, sizeof(line), "%srea: %llu.%llu s  %s  %llu bytes captured%s", ERASE_LINE,
                    static_cast<unsigned long long>(elapsedMs / 1000),
                    static_cast<unsigned long long>(elapsedMs % 1000 / 100),
-                   capturePhaseName(current), static_cast<unsigned long long>(bytes));
+                   capturePhaseName(current), static_cast<unsigned long long>(bytes),
+                   reached ? "  (limits.output_bytes reached: output truncated)" : "");
   if (n <= 0) return;
   writeText(line, std::min(static_cast<size_t>(n), sizeof(line) - 1));
   drawn = true;
 }
 
 void CaptureProgress::redrawNow() {
-  if (drawn && !finished) draw();
+  if ((drawn || report) && !finished) draw();
 }
 
 void CaptureProgress::finish() {

@@ -14,6 +14,7 @@
 // Errors: none; a failed write to stderr is ignored (the line is cosmetic).
 
 #include <cstdint>
+#include <functional>
 
 #include <kj/async.h>
 #include <kj/timer.h>
@@ -32,6 +33,10 @@ class CaptureProgress final : public PtyObserver {
   CaptureProgress(kj::Timer& timer, int fd);
   // Starts the clock now and redraws on `fd` every 250 ms of `timer` (the first time 250 ms
   // from now), so at most four times a second while the event loop runs.
+  using Report = std::function<void(CapturePhase phase, uint64_t bytes)>;
+  CaptureProgress(kj::Timer& timer, Report report);
+  // The same rhythm, but each "redraw" calls `report` instead of writing (for progress shown
+  // elsewhere than on a terminal: `rea mcp`); redrawNow() always reports.
   ~CaptureProgress() noexcept(false);
   KJ_DISALLOW_COPY(CaptureProgress);
 
@@ -44,6 +49,11 @@ class CaptureProgress final : public PtyObserver {
   // Redraws at once if a line is already on the screen: for a phase entered after the event
   // loop stopped running (assembling), which the timer can no longer show.
   void output(const PtyChunk& chunk) override { bytes += chunk.data.size(); }
+  void outputLimit(uint64_t limit) { outputBytesLimit = limit; }
+  // limits.output_bytes: once the bytes reach it, the line says so (the output is truncated
+  // from there on, and a person should not wait for more).
+  void outputLimitReached() { limitReached = true; }
+  // Output was dropped at the limit (known once the PTY stream has ended): said from now on.
 
   void finish();
   // Stops redrawing and erases the line if one was drawn. Idempotent.
@@ -51,9 +61,12 @@ class CaptureProgress final : public PtyObserver {
  private:
   kj::Timer& timer;
   int fd;
+  Report report;         // set: report instead of drawing
   uint64_t startedAtMs;  // CLOCK_MONOTONIC: fresh also outside the event loop
   CapturePhase current = CapturePhase::STARTING;
   uint64_t bytes = 0;
+  uint64_t outputBytesLimit = 0;  // 0: none known
+  bool limitReached = false;
   bool drawn = false;
   bool finished = false;
   kj::Promise<void> loop = nullptr;

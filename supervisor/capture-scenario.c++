@@ -14,6 +14,7 @@
 #include <kj/debug.h>
 
 #include "evidence/evidence-record.h"
+#include "evidence/permission-ceiling.h"
 #include "evidence/policy-check.h"
 #include "evidence/policy-config.h"
 #include "evidence/projection.h"
@@ -135,7 +136,18 @@ OperatorPolicyLoad loadThisProcessOperatorPolicy() {
 std::optional<CommandError> admitScenario(const Scenario& scenario) {
   auto policy = loadThisProcessOperatorPolicy();
   if (!policy.policy) return policy.error();
-  if (auto denial = checkPolicy(*policy.policy, policyRequestFor(scenario))) return *denial;
+  PolicyRequest request = policyRequestFor(scenario);
+  // Gate 1 (the ceiling) decides first, as B §2.2 orders it: its code and details are what a
+  // script acts on. When gate 2 refuses too, its reason-specific words (which variable to
+  // extend) replace gate 1's generic message, for the person reading it.
+  auto denial = checkPolicy(*policy.policy, request);
+  if (auto ceiling = checkPermissionCeiling(*policy.policy, request)) {
+    if (denial && ceiling->code == "permission_required" && denial->code == ceiling->code) {
+      ceiling->message = denial->message;
+    }
+    return *ceiling;
+  }
+  if (denial) return *denial;
   if (auto missing = unsupportedFeature(scenario)) return processCaptureFailed(*missing);
   return std::nullopt;
 }
@@ -165,8 +177,12 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
   // The progress line (only when a person watches stderr); erased before anything else is
   // written there.
   kj::Maybe<kj::Own<CaptureProgress>> progress;
-  if (options.showProgress && CaptureProgress::enabledFor(STDERR_FILENO)) {
-    progress = kj::heap<CaptureProgress>(io.provider->getTimer(), STDERR_FILENO);
+  if (options.onProgress) {
+    progress = kj::heap<CaptureProgress>(io.provider->getTimer(), options.onProgress);
+  } else if (options.showProgress && CaptureProgress::enabledFor(STDERR_FILENO)) {
+    auto line = kj::heap<CaptureProgress>(io.provider->getTimer(), STDERR_FILENO);
+    line->outputLimit(static_cast<uint64_t>(scenario.limits.outputBytes));
+    progress = kj::mv(line);
   }
   kj::Maybe<CaptureProgress&> progressRef;
   KJ_IF_MAYBE (p, progress) {
@@ -184,6 +200,11 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
     // Erased when this function returns (before the caller prints anything).
     if (exception == nullptr && !interrupted) {
       (*p)->phase(CapturePhase::ASSEMBLING);
+      // The helper drops whole chunks over the limit, so the byte count alone may never reach
+      // it: the end of the stream says whether output was dropped.
+      KJ_IF_MAYBE (r, result) {
+        if (r->pty.outputTruncated) (*p)->outputLimitReached();
+      }
       (*p)->redrawNow();
     } else {
       (*p)->finish();

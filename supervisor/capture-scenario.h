@@ -17,6 +17,7 @@
 #include "evidence/json.h"
 #include "evidence/policy-config.h"
 #include "evidence/scenario.h"
+#include "supervisor/capture-progress.h"
 
 namespace rea::supervisor {
 
@@ -40,6 +41,10 @@ struct ScenarioCaptureOptions {
   std::function<kj::Promise<void>(kj::AsyncIoContext& io)> cancellation;
   // The progress line on stderr, when a person watches it.
   bool showProgress = true;
+  // When set, told the phase and the bytes of target output captured so far every 250 ms
+  // while the capture runs, and once more when assembly starts (for progress reported
+  // elsewhere: `rea mcp`). Called on the capture's thread; no progress line is drawn then.
+  CaptureProgress::Report onProgress;
 };
 
 ScenarioCapture captureScenario(const evidence::Scenario& scenario,

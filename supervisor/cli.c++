@@ -18,16 +18,23 @@ struct Command {
 };
 
 const Command COMMANDS[] = {
-    {"capture-process", runCaptureCommand}, {"compare-process-captures", runCompareCommand},
-    {"doctor", runDoctorCommand},           {"export-asciicast", runExportAsciicastCommand},
-    {"helper", runHelperCommand},           {"report", runReportCommand},
+    {"capture-process", runCaptureCommand},
+    {"compare-process-captures", runCompareCommand},
+    {"doctor", runDoctorCommand},
+    {"export-asciicast", runExportAsciicastCommand},
+    {"export-screen", runExportScreenCommand},
+    {"helper", runHelperCommand},
+    {"mcp", runMcpCommand},
+    {"report", runReportCommand},
     {"stability", runStabilityCommand},
 };
 
 }  // namespace
 
 int usageError(const std::string& problem, const char* command) {
-  std::fprintf(stderr, "rea: %s\n\n%s", problem.c_str(), usageFor(command).c_str());
+  // Short, like other Unix tools: the problem and where the help is, not the whole help.
+  std::string name = command != nullptr ? std::string("rea ") + command : std::string("rea");
+  std::fprintf(stderr, "%s: %s\ntry `%s --help`\n", name.c_str(), problem.c_str(), name.c_str());
   return 2;
 }
 
@@ -52,7 +59,11 @@ int runCli(int argc, char** argv) {
     return 0;
   }
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(usageFor(argc > 2 ? argv[2] : nullptr).c_str(), stdout);
+    const char* topic = argc > 2 ? argv[2] : nullptr;
+    if (topic != nullptr && !hasUsage(topic)) {
+      return usageError(std::string("no help on ") + topic + " (not a command)", nullptr);
+    }
+    std::fputs(usageFor(topic).c_str(), stdout);
     return 0;
   }
   std::vector<std::string> args(argv + 2, argv + argc);
@@ -61,6 +72,7 @@ int runCli(int argc, char** argv) {
     // `rea helper NAME --help` belongs to the helper; every other command answers --help itself.
     if (command != "helper") {
       for (const auto& arg : args) {
+        if (arg == "--") break;  // after it, `--help` is a file name
         if (arg == "--help" || arg == "-h") {
           std::fputs(usageFor(entry.name).c_str(), stdout);
           return 0;

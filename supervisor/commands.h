@@ -13,7 +13,9 @@ int runCompareCommand(const std::vector<std::string>& args);
 int runDoctorCommand(const std::vector<std::string>& args);
 int runHelperCommand(const std::vector<std::string>& args);
 int runExportAsciicastCommand(const std::vector<std::string>& args);
+int runExportScreenCommand(const std::vector<std::string>& args);
 int runReportCommand(const std::vector<std::string>& args);
+int runMcpCommand(const std::vector<std::string>& args);
 int runStabilityCommand(const std::vector<std::string>& args);
 
 int usageError(const std::string& problem, const char* command);

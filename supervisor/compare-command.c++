@@ -1,7 +1,11 @@
 // `rea compare-process-captures [OPTIONS] LEFT RIGHT` (SPEC B §9, §10.1, A7): reads both
 // Evidence files, imports and validates each capture, requires equal comparison contracts,
-// compares (capture-comparison.h) and prints the comparison Evidence. A short human summary
-// goes to stderr when stderr is a terminal.
+// compares (capture-comparison.h) and delivers the comparison Evidence (result-output.h: the
+// JSON, or the per-dimension table and first divergence in words for a terminal). When the
+// JSON goes to stdout and stderr is a terminal, the words go to stderr as well.
+//
+// --exit-code makes the status the exit code, like diff(1): 0 unchanged, 1 anything else
+// (changed, unknown, truncated), 2 an error (its error object is printed as usual).
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,51 +14,53 @@
 
 #include "evidence/evidence-record.h"
 #include "supervisor/capture-comparison.h"
+#include "supervisor/command-line.h"
 #include "supervisor/commands.h"
 #include "supervisor/output.h"
+#include "supervisor/result-output.h"
 
 namespace rea::supervisor {
 
 using namespace rea::evidence;
 
 int runCompareCommand(const std::vector<std::string>& args) {
-  bool pretty = false;
+  CommandLine line("compare-process-captures");
+  ResultOptions result;
+  addResultOptions(line.app, result);
   CompareOptions options;
+  bool exitCode = false;
+  std::string toleranceText, maxAgeText;
+  line.app.add_flag("--baseline-semantics", options.baselineSemantics);
+  line.app.add_flag("--exit-code", exitCode);
+  auto* tolerance = line.app.add_option("--timing-tolerance-ms", toleranceText);
+  auto* maxAge = line.app.add_option("--max-capture-age-ms", maxAgeText);
+  if (auto usage = line.parse(args, 2, "expected two capture Evidence files")) return *usage;
   std::optional<int64_t> maxAgeMs;
-  std::vector<std::string> files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--pretty") {
-      pretty = true;
-    } else if (arg == "--baseline-semantics") {
-      options.baselineSemantics = true;
-    } else if (arg == "--timing-tolerance-ms" || arg == "--max-capture-age-ms") {
-      int64_t value;
-      if (i + 1 >= args.size() || !parseCount(args[i + 1], value)) {
-        return usageError(arg + " needs a non-negative integer", "compare-process-captures");
-      }
-      ++i;
-      (arg == "--timing-tolerance-ms" ? options.timingToleranceMs : maxAgeMs) = value;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option: " + arg, "compare-process-captures");
-    } else {
-      files.push_back(arg);
-    }
+  int64_t value;
+  if (tolerance->count() > 0) {
+    if (auto usage = line.count("--timing-tolerance-ms", toleranceText, value)) return *usage;
+    options.timingToleranceMs = value;
   }
-  if (files.size() != 2) {
-    return usageError("expected two capture Evidence files", "compare-process-captures");
+  if (maxAge->count() > 0) {
+    if (auto usage = line.count("--max-capture-age-ms", maxAgeText, value)) return *usage;
+    maxAgeMs = value;
   }
 
   CaptureComparison compared;
-  if (auto error = compareCaptureFiles(files[0], files[1], options, maxAgeMs, compared)) {
-    return printError(*error, pretty);
+  if (auto error = compareCaptureFiles(line.files[0], line.files[1], options, maxAgeMs, compared)) {
+    int failed = printError(*error, result.pretty);
+    return exitCode ? 2 : failed;
   }
   const Json& comparison = *compared.comparison;
   Json evidence = buildComparisonEvidence(compared.left.evidenceId, compared.right.evidenceId,
                                           *compared.left.capture.normalization,
                                           *compared.right.capture.normalization, comparison);
-  if (isatty(STDERR_FILENO)) std::fputs(summariseComparison(comparison).c_str(), stderr);
-  return printJson(evidence, pretty);
+  std::string summary = summariseComparison(comparison);
+  if (!summaryOnStdout(result) && isatty(STDERR_FILENO)) std::fputs(summary.c_str(), stderr);
+  int delivered = deliverResult(evidence, summary, result);
+  if (!exitCode) return delivered;
+  if (delivered != 0) return 2;
+  return comparison.value("status", "") == "unchanged" ? 0 : 1;
 }
 
 }  // namespace rea::supervisor

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/policy-config.h"
+#include "supervisor/command-line.h"
 #include "supervisor/commands.h"
 #include "supervisor/capture-scenario.h"
 #include "supervisor/machine-probe.h"
@@ -39,6 +40,16 @@ evidence::Json policyReport() {
       out.push_back(root.canonical);
     return out;
   };
+  // As the user wrote them, with what each resolves to: `/bin` on a merged-/usr system is
+  // `/usr/bin`, and a person looking for their `/bin` should find it.
+  auto written = [](const std::vector<evidence::PolicyRoot>& list) {
+    evidence::Json out = evidence::Json::array();
+    for (const auto& root : list)
+      out.push_back({{"configured", root.configured}, {"resolved", root.canonical}});
+    return out;
+  };
+  report["executable_roots_as_written"] = written(policy.executableRoots);
+  report["working_roots_as_written"] = written(policy.workingRoots);
   report["valid"] = true;
   report["capture_enabled"] = policy.captureEnabled;
   report["executable_roots"] = roots(policy.executableRoots);
@@ -78,15 +89,10 @@ void printStaleCgroups(const StaleCaptureCgroups& stale, bool clean) {
 
 int runDoctorCommand(const std::vector<std::string>& args) {
   DoctorOptions options;
-  for (const auto& arg : args) {
-    if (arg == "--json") {
-      options.json = true;
-    } else if (arg == "--clean") {
-      options.clean = true;
-    } else {
-      return usageError("unknown argument: " + arg, "doctor");
-    }
-  }
+  CommandLine line("doctor");
+  line.app.add_flag("--json", options.json);
+  line.app.add_flag("--clean", options.clean);
+  if (auto usage = line.parse(args, 0, "doctor takes no file arguments")) return *usage;
   return runDoctor(options);
 }
 
@@ -99,6 +105,19 @@ int runDoctor(const DoctorOptions& options) {
   bool canCapture = true;
   for (const auto& probe : probes) {
     if (probe.required && !probe.available) canCapture = false;
+  }
+  // The policy is checked as a capture checks it: invalid or disabled, every capture is
+  // refused, however capable the machine.
+  std::string refusal;
+  if (!policy["valid"].get<bool>()) {
+    refusal = "the operator policy is invalid (see docs/policy.md)";
+  } else if (!policy["capture_enabled"].get<bool>()) {
+    refusal = "capture is disabled: set REA_PROCESS_CAPTURE_ENABLED=true (see docs/policy.md)";
+  }
+  if (!refusal.empty()) {
+    canCapture = false;
+    // Also on stderr: a script running `rea doctor > /dev/null` still learns why.
+    std::fprintf(stderr, "rea doctor: captures would be refused: %s\n", refusal.c_str());
   }
 
   if (options.json) {
@@ -113,6 +132,7 @@ int runDoctor(const DoctorOptions& options) {
     }
     report["rea_version"] = REA_VERSION;
     report["captures_can_run"] = canCapture;
+    if (!refusal.empty()) report["captures_refused_because"] = refusal;
     report["machine"] = machine;
     report["policy"] = policy;
     report["stale_temporary_roots"] = {
@@ -135,8 +155,24 @@ int runDoctor(const DoctorOptions& options) {
   } else {
     std::printf("  capture enabled:        %s\n",
                 policy["capture_enabled"].get<bool>() ? "yes" : "no");
-    std::printf("  executable roots:       %s\n", policy["executable_roots"].dump().c_str());
-    std::printf("  working roots:          %s\n", policy["working_roots"].dump().c_str());
+    auto printRoots = [](const char* label, const evidence::Json& roots) {
+      if (roots.empty()) {
+        std::printf("  %-23s (none)\n", label);
+      } else {
+        std::printf("  %s\n", label);
+      }
+      for (const auto& root : roots) {
+        std::string configured = root["configured"].get<std::string>();
+        std::string resolved = root["resolved"].get<std::string>();
+        if (configured == resolved) {
+          std::printf("    %s\n", configured.c_str());
+        } else {
+          std::printf("    %s  (resolves to %s)\n", configured.c_str(), resolved.c_str());
+        }
+      }
+    };
+    printRoots("executable roots:", policy["executable_roots_as_written"]);
+    printRoots("working roots:", policy["working_roots_as_written"]);
     std::printf("  allowed environment:    %s\n", policy["allowed_environment"].dump().c_str());
     std::printf("  external network:       %s\n",
                 policy["allow_external_network"].get<bool>() ? "allowed" : "not allowed");
@@ -154,8 +190,13 @@ int runDoctor(const DoctorOptions& options) {
   if (!stale.found.empty() && !options.clean)
     std::printf("  run `rea doctor --clean` to remove them\n");
   printStaleCgroups(staleGroups, options.clean);
-  std::printf("\n%s\n", canCapture ? "captures can run on this machine"
-                                   : "captures cannot run on this machine (see above)");
+  if (canCapture) {
+    std::printf("\ncaptures can run on this machine\n");
+  } else if (!refusal.empty()) {
+    std::printf("\ncaptures would be refused: %s\n", refusal.c_str());
+  } else {
+    std::printf("\ncaptures cannot run on this machine (see above)\n");
+  }
   return canCapture ? 0 : 1;
 }
 

@@ -4,23 +4,17 @@
 // half-exported.
 #include "evidence/asciicast.h"
 #include "supervisor/capture-evidence-file.h"
+#include "supervisor/command-line.h"
 #include "supervisor/commands.h"
 #include "supervisor/output.h"
 
 namespace rea::supervisor {
 
 int runExportAsciicastCommand(const std::vector<std::string>& args) {
-  std::vector<std::string> files;
-  for (const auto& arg : args) {
-    if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option: " + arg, "export-asciicast");
-    }
-    files.push_back(arg);
-  }
-  if (files.size() != 1)
-    return usageError("expected one capture Evidence file", "export-asciicast");
+  CommandLine line("export-asciicast");
+  if (auto usage = line.parse(args, 1, "expected one capture Evidence file")) return *usage;
   CaptureEvidenceFile read;
-  if (auto error = readCaptureEvidence(files[0], read)) return printError(*error, false);
+  if (auto error = readCaptureEvidence(line.files[0], read)) return printError(*error, false);
   return printText(evidence::toAsciicast(read.capture));
 }
 

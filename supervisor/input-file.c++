@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <nlohmann/json.hpp>
@@ -43,9 +44,26 @@ size_t jsonNestingDepth(const std::string& text) {
   return deepest;
 }
 
+evidence::TextPosition textPosition(const std::string& text, size_t byte) {
+  // nlohmann counts bytes from 1 and points just past the offending character.
+  size_t end = std::min(text.size(), byte > 0 ? byte - 1 : 0);
+  evidence::TextPosition where{1, 1};
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++where.line;
+      where.column = 1;
+    } else {
+      ++where.column;
+    }
+  }
+  return where;
+}
+
 InputFile readJsonFile(const std::string& path) {
   InputFile result;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // "-" is standard input, as for other Unix tools (a duplicate: closing it below leaves fd 0).
+  int fd = path == "-" ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                       : open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     result.error = evidence::inputUnreadable(path);
     return result;
@@ -87,12 +105,11 @@ InputFile readJsonFile(const std::string& path) {
     return result;
   }
   // nlohmann validates UTF-8 inside strings and rejects anything that is not one JSON value.
-  auto parsed = evidence::Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    result.error = evidence::inputNotJson(path);
-    return result;
+  try {
+    result.value = evidence::Json::parse(text);
+  } catch (const evidence::Json::parse_error& error) {
+    result.error = evidence::inputNotJson(path, textPosition(text, error.byte));
   }
-  result.value = std::move(parsed);
   return result;
 }
 

@@ -25,6 +25,11 @@ struct InputFile {
 };
 
 InputFile readJsonFile(const std::string& path);
+// `path` "-" reads standard input.
+
+evidence::TextPosition textPosition(const std::string& text, size_t byte);
+// The line and column (from 1) of the byte at offset `byte - 1`, as nlohmann's parse_error
+// counts it: where a person looks for the mistake.
 
 size_t jsonNestingDepth(const std::string& text);
 // Deepest [ / { nesting outside strings (a cheap pre-parse scan).

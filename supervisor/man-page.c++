@@ -38,11 +38,19 @@ std::string roffEscape(const std::string& line) {
 std::string manPage() {
   std::string out;
   out += ".TH REA 1 \"\" \"rea " REA_VERSION "\" \"User Commands\"\n";
+  // No hyphenation anywhere: a hyphen inserted into REA_PROCESS_EXECUTABLE_ROOTS_JSON or an
+  // option name would be copied along with it.
+  out += ".nh\n";
   out += ".SH NAME\n";
   out += "rea \\- record a command run as deterministic Evidence and compare two records\n";
   out += ".SH SYNOPSIS\n";
   for (const char* command : helpCommands()) {
-    out += ".B rea\n" + roffEscape(command) + "\n.br\n";
+    // The full synopsis is the first line of the command's help, after "usage: rea ".
+    std::string usage = usageFor(command);
+    std::string synopsis = usage.substr(0, usage.find('\n'));
+    const std::string prefix = "usage: rea ";
+    if (synopsis.rfind(prefix, 0) == 0) synopsis = synopsis.substr(prefix.size());
+    out += ".B rea\n" + roffEscape(synopsis) + "\n.br\n";
   }
   out += ".SH DESCRIPTION\n";
   appendVerbatim(out, usageFor(nullptr));
@@ -59,9 +67,14 @@ std::string manPage() {
   out += ".SH EXIT STATUS\n";
   out +=
       "0 on success; 1 when an error object was printed on standard output;\n"
-      "2 on a usage error.\n";
+      "2 on a usage error. With \\-\\-exit\\-code, compare\\-process\\-captures exits 0 when\n"
+      "the captures are unchanged, 1 when they are not, 2 on an error. doctor exits 1 when\n"
+      "captures would be refused.\n";
   out += ".SH SEE ALSO\n";
   out += ".BR script (1),\n.BR asciinema (1)\n";
+  out +=
+      ".br\nThe guides docs/first\\-capture.md, docs/scenario.md, docs/policy.md and\n"
+      "docs/evidence.md in the source repository.\n";
   return out;
 }
 

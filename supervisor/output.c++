@@ -1,9 +1,11 @@
 #include "supervisor/output.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <ostream>
 #include <streambuf>
@@ -77,6 +79,15 @@ bool allUtf8(const evidence::Json& value) {
 
 }  // namespace
 
+bool writeJson(int fd, const evidence::Json& value, bool pretty) {
+  FdBuffer buffer(fd);
+  std::ostream out(&buffer);
+  if (pretty) out << std::setw(2);
+  out << value << '\n';
+  out.flush();
+  return !buffer.failed;
+}
+
 int printJson(const evidence::Json& value, bool pretty) {
   // Streamed: a large capture is never held a second time as one string. Serialising cannot
   // fail half-way (allUtf8 ran first), so the document is written in full or not at all.
@@ -84,16 +95,31 @@ int printJson(const evidence::Json& value, bool pretty) {
     writeAll(STDERR_FILENO, "rea: the result is not valid UTF-8 and was not printed\n");
     return 1;
   }
-  FdBuffer buffer(STDOUT_FILENO);
-  std::ostream out(&buffer);
-  if (pretty) out << std::setw(2);
-  out << value << '\n';
-  out.flush();
-  if (buffer.failed) {
+  if (!writeJson(STDOUT_FILENO, value, pretty)) {
     writeAll(STDERR_FILENO, "rea: could not write the result to standard output\n");
     return 1;
   }
   return 0;
+}
+
+int writeJsonFile(const std::string& path, const evidence::Json& value, bool pretty) {
+  if (!allUtf8(value)) {
+    writeAll(STDERR_FILENO, "rea: the result is not valid UTF-8 and was not written\n");
+    return 1;
+  }
+  // Written next to the target and renamed over it: a reader never sees half a document, and
+  // a failure leaves any earlier file of that name as it was.
+  std::string temporary = path + ".rea-" + std::to_string(getpid()) + ".tmp";
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  bool written = fd >= 0 && writeJson(fd, value, pretty) && fsync(fd) == 0;
+  if (fd >= 0 && close(fd) != 0) written = false;
+  if (written && rename(temporary.c_str(), path.c_str()) == 0) return 0;
+  int failure = errno;
+  if (fd >= 0) unlink(temporary.c_str());
+  // The path is the user's own argument, but it is not repeated: a path may carry a secret.
+  writeAll(STDERR_FILENO, "rea: could not write the result to the -o file (" +
+                              std::string(std::strerror(failure)) + ")\n");
+  return 1;
 }
 
 int printText(const std::string& text) {

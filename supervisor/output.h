@@ -17,6 +17,10 @@ int printJson(const evidence::Json& value, bool pretty);
 // writes (a large capture is never held again as one string); returns the exit code (0, or 1
 // if it cannot be serialised or stdout failed).
 
+int writeJsonFile(const std::string& path, const evidence::Json& value, bool pretty);
+// Writes the document to a temporary file beside `path`, then renames it over `path`: the file
+// holds the whole document or is left as it was. Returns 0, or 1 after a line on stderr.
+
 int printText(const std::string& text);
 // Writes a finished non-JSON result (an asciicast, an HTML report) in full; returns 0 or 1.
 

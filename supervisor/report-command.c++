@@ -3,6 +3,7 @@
 // error objects as compare (capture-comparison.h); the page is written in full or not at all.
 #include "evidence/report-html.h"
 #include "supervisor/capture-comparison.h"
+#include "supervisor/command-line.h"
 #include "supervisor/commands.h"
 #include "supervisor/output.h"
 
@@ -11,26 +12,18 @@ namespace rea::supervisor {
 using namespace rea::evidence;
 
 int runReportCommand(const std::vector<std::string>& args) {
+  CommandLine line("report");
   CompareOptions options;
-  std::vector<std::string> files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--baseline-semantics") {
-      options.baselineSemantics = true;
-    } else if (arg == "--timing-tolerance-ms") {
-      int64_t value;
-      if (i + 1 >= args.size() || !parseCount(args[i + 1], value)) {
-        return usageError(arg + " needs a non-negative integer", "report");
-      }
-      ++i;
-      options.timingToleranceMs = value;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option: " + arg, "report");
-    } else {
-      files.push_back(arg);
-    }
+  std::string toleranceText;
+  line.app.add_flag("--baseline-semantics", options.baselineSemantics);
+  auto* tolerance = line.app.add_option("--timing-tolerance-ms", toleranceText);
+  if (auto usage = line.parse(args, 2, "expected two capture Evidence files")) return *usage;
+  if (tolerance->count() > 0) {
+    int64_t value;
+    if (auto usage = line.count("--timing-tolerance-ms", toleranceText, value)) return *usage;
+    options.timingToleranceMs = value;
   }
-  if (files.size() != 2) return usageError("expected two capture Evidence files", "report");
+  const auto& files = line.files;
 
   CaptureComparison compared;
   if (auto error = compareCaptureFiles(files[0], files[1], options, std::nullopt, compared)) {

@@ -1,22 +1,24 @@
-// `rea stability [--format text|json] [--pretty] [-n N] SCENARIO.json` (SPEC A15): captures the
-// scenario N times, one after another, under the current operator policy, through the one
-// capture path (capture-scenario.h), and reports per dimension whether the captures agree
-// (evidence/stability.h). A text summary when stdout is a terminal (or with --format text), the
-// JSON result otherwise. A capture that fails (or is cancelled: SIGINT, SIGTERM, SIGHUP) ends the
-// command with that capture's error object.
+// `rea stability [OPTIONS] SCENARIO.json` (SPEC A15): captures the scenario N times, one after
+// another, under the current operator policy, through the one capture path
+// (capture-scenario.h), and reports per dimension whether the captures agree
+// (evidence/stability.h). Where the result goes follows result-output.h (a summary in words on a
+// terminal, the JSON when piped, -o FILE, --format). A capture that fails (or is cancelled:
+// SIGINT, SIGTERM, SIGHUP) ends the command with that capture's error object.
 #include <unistd.h>
 
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // capture-scenario.h holds an optional Json
 
 #include "evidence/error.h"
 #include "evidence/scenario.h"
 #include "evidence/stability.h"
 #include "supervisor/capture-scenario.h"
+#include "supervisor/command-line.h"
 #include "supervisor/commands.h"
 #include "supervisor/input-file.h"
 #include "supervisor/output.h"
+#include "supervisor/result-output.h"
 
 namespace rea::supervisor {
 
@@ -31,40 +33,31 @@ constexpr int64_t MAX_RUNS = 20;  // every pair is compared: 190 comparisons at 
 
 int runStabilityCommand(const std::vector<std::string>& args) {
   blockTerminationSignals();  // first: a signal while reading still cancels cleanly
-  bool pretty = false;
-  std::string format = isatty(STDOUT_FILENO) ? "text" : "json";
+  CommandLine line("stability");
+  ResultOptions result;
+  addResultOptions(line.app, result);
+  std::string runsText, toleranceText;
+  auto* runsOption = line.app.add_option("-n,--runs", runsText);
+  auto* tolerance = line.app.add_option("--timing-tolerance-ms", toleranceText);
+  if (auto usage = line.parse(args, 1, "expected one scenario file (or - for stdin)")) {
+    return *usage;
+  }
   int64_t runs = DEFAULT_RUNS;
-  CompareOptions options;
-  std::vector<std::string> files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--pretty") {
-      pretty = true;
-    } else if (arg == "--format") {
-      if (i + 1 >= args.size() || (args[i + 1] != "text" && args[i + 1] != "json")) {
-        return usageError("--format needs text or json", "stability");
-      }
-      format = args[++i];
-    } else if (arg == "--timing-tolerance-ms") {
-      int64_t value;
-      if (i + 1 >= args.size() || !parseCount(args[++i], value)) {
-        return usageError(arg + " needs a non-negative integer", "stability");
-      }
-      options.timingToleranceMs = value;
-    } else if (arg == "-n" || arg == "--runs") {
-      if (i + 1 >= args.size() || !parseCount(args[i + 1], runs) || runs < 2 || runs > MAX_RUNS) {
-        return usageError(arg + " needs a number of runs from 2 to 20", "stability");
-      }
-      ++i;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option: " + arg, "stability");
-    } else {
-      files.push_back(arg);
+  if (runsOption->count() > 0) {
+    if (auto usage = line.count("--runs", runsText, runs)) return *usage;
+    if (runs < 2 || runs > MAX_RUNS) {
+      return usageError("--runs needs a number of runs from 2 to 20", "stability");
     }
   }
-  if (files.size() != 1) return usageError("expected one scenario file", "stability");
+  CompareOptions options;
+  if (tolerance->count() > 0) {
+    int64_t value;
+    if (auto usage = line.count("--timing-tolerance-ms", toleranceText, value)) return *usage;
+    options.timingToleranceMs = value;
+  }
+  bool pretty = result.pretty;
 
-  auto input = readJsonFile(files[0]);
+  auto input = readJsonFile(line.files[0]);
   if (input.error) return printError(*input.error, pretty);
   auto parsed = parseScenario(*input.value);
   if (!parsed.scenario) return printError(scenarioInvalid(parsed.issues), pretty);
@@ -84,8 +77,7 @@ int runStabilityCommand(const std::vector<std::string>& args) {
   }
 
   Json stability = assessStability(captures, options);
-  if (format == "text") return printText(summariseStability(stability));
-  return printJson(stability, pretty);
+  return deliverResult(stability, summariseStability(stability), result);
 }
 
 }  // namespace rea::supervisor

@@ -109,7 +109,7 @@ RunResult Sandbox::execute(const std::string& program, const std::vector<std::st
   if (pid == 0) {
     int out = open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(out, 1);
+    dup2(stdoutFd >= 0 ? stdoutFd : out, 1);
     dup2(stderrFd >= 0 ? stderrFd : err, 2);
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);

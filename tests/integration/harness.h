@@ -59,10 +59,13 @@ class Sandbox {
   void stderrTo(int fd) { stderrFd = fd; }
   // The following runs write their stderr to `fd` (e.g. a pty slave) instead of having it
   // collected in RunResult::stderrText; -1 restores collecting.
+  void stdoutTo(int fd) { stdoutFd = fd; }
+  // The same for stdout (RunResult::stdoutText).
 
  private:
   std::string dir;
   int stderrFd = -1;
+  int stdoutFd = -1;
 
   RunResult execute(const std::string& program, const std::vector<std::string>& args,
                     const Policy& policy, std::optional<int> signalAfterMs, int signal);

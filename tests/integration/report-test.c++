@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 
+#include "evidence/capture.h"
+#include "evidence/evidence-record.h"
 #include "tests/integration/harness.h"
 #include "tests/test-support.h"
 
@@ -263,6 +266,74 @@ TEST_F(Report, OptionsReachTheComparison) {
   auto tolerant = sandbox.run({"report", "--timing-tolerance-ms", "123456", leftPath, rightPath});
   ASSERT_EQ(tolerant.exitCode, 0) << tolerant.stderrText;
   EXPECT_NE(tolerant.stdoutText.find("tolerance 123456 ms"), std::string::npos);
+}
+
+// Capture Evidence from the repository's interactive fixture (tests/data/compare), edited.
+Json interactiveEvidence(const std::function<void(Json&)>& edit) {
+  Json capture =
+      Json::parse(readFile(REA_SOURCE_DIR "/tests/data/compare/interactive-capture.json"));
+  edit(capture);
+  auto parsed = evidence::parseCapture(capture);
+  EXPECT_TRUE(parsed.ok()) << parsed.failureMessage();
+  return evidence::buildCaptureEvidence(*parsed.capture,
+                                        evidence::processEnvironment("linux", "x64"));
+}
+
+TEST(ReportScreens, AProcessRowFirstStillShowsBothScreensWithTheirDifferingRowsMarked) {
+  if (access(CHROMIUM, X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  Sandbox sandbox;
+  // The right side started another shell (a process row at 0 ms, the first divergence) and its
+  // last screen says "hey" where the left's says "hi".
+  std::string leftPath = sandbox.writeFile("left.json", interactiveEvidence([](Json&) {}).dump());
+  std::string rightPath =
+      sandbox.writeFile("right.json", interactiveEvidence([](Json& c) {
+                                        c["process_samples"][0]["command"] = "bash";
+                                        c["rendered_frames"][3]["lines"][0] = "hey       ";
+                                      }).dump());
+  auto compared = sandbox.run({"compare-process-captures", leftPath, rightPath});
+  ASSERT_EQ(compared.exitCode, 0) << compared.stdoutText;
+  const Json& comparison = (*compared.output)["normalized_result"];
+  ASSERT_EQ(comparison["first_divergence"]["dimension"], "process") << comparison.dump();
+  ASSERT_EQ(comparison["terminal"], "changed") << comparison.dump();
+
+  auto report = sandbox.run({"report", leftPath, rightPath});
+  ASSERT_EQ(report.exitCode, 0) << report.stdoutText << report.stderrText;
+  std::string pagePath = sandbox.writeFile("report.html", report.stdoutText);
+  auto dom = chromium(sandbox, "profile-dom", {"--dump-dom", "file://" + pagePath});
+  ASSERT_EQ(dom.exitCode, 0) << dom.stderrText;
+  const std::string& tree = dom.stdoutText;
+  size_t left = tree.find("id=\"terminal-screen-left\"");
+  size_t right = tree.find("id=\"terminal-screen-right\"");
+  ASSERT_NE(left, std::string::npos) << tree;
+  ASSERT_NE(right, std::string::npos) << tree;
+  EXPECT_NE(tree.find("<span class=\"row differs\">hi        </span>", left), std::string::npos)
+      << tree.substr(left, 2000);
+  EXPECT_NE(tree.find("<span class=\"row differs\">hey       </span>", right), std::string::npos)
+      << tree.substr(right, 2000);
+  // The process row's own difference is marked inside its value.
+  EXPECT_NE(tree.find("<mark class=\"divergence\">"), std::string::npos);
+
+  // The screenshot is kept as an artefact of the test run (build/test-artefacts/).
+  std::string artefacts = std::string(REA_BINARY_DIR) + "/test-artefacts";
+  sandbox.runProgram("/bin/mkdir", {"-p", artefacts});
+  std::string shotPath = artefacts + "/report-process-first.png";
+  auto shot = chromium(sandbox, "profile-shot",
+                       {"--screenshot=" + shotPath,
+                        "--window-size=" + std::to_string(WIDTH) + "," + std::to_string(HEIGHT),
+                        "file://" + pagePath});
+  ASSERT_EQ(shot.exitCode, 0) << shot.stderrText;
+  std::string png = readFile(shotPath);
+  ASSERT_GT(png.size(), 24u) << "no screenshot at " << shotPath;
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  if (access(PYTHON, X_OK) != 0) GTEST_SKIP() << "python3 is missing: pixels not checked";
+  auto decoded = sandbox.runProgram(PYTHON, {"-c", PNG_COLOURS, shotPath});
+  ASSERT_TRUE(decoded.output.has_value()) << decoded.stdoutText << decoded.stderrText;
+  const Json& colours = (*decoded.output)["colours"];
+  auto pixelsOf = [&](const char* hex) {
+    return colours.contains(hex) ? colours[hex].get<int64_t>() : int64_t{0};
+  };
+  EXPECT_GT(pixelsOf("0d1117"), 2000) << "four terminal screens";
+  EXPECT_GT(pixelsOf("3a1d1d"), 500) << "the differing rows of the terminal screens";
 }
 
 TEST(ReportUsage, UsageErrorsExitTwoAndHelpNamesTheCommand) {

@@ -345,6 +345,29 @@ TEST(CompareContent, ScreensAtCheckpointsAndTheEndAreCompared) {
   EXPECT_EQ(first["right_at_ms"], 300);
 }
 
+TEST(CompareContent, AnExtraCheckpointIsAFilesystemDifferenceNotATerminalOne) {
+  // Neither capture printed anything; the right one took one more checkpoint.
+  Json right = minimalCapture();
+  Json checkpoint = Json::object();
+  checkpoint["name"] = "during_run";
+  checkpoint["at_ms"] = 10;
+  checkpoint["files"] = Json::array();
+  checkpoint["effects"] = Json::array();
+  checkpoint["truncated"] = false;
+  right["filesystem_checkpoints"].insert(right["filesystem_checkpoints"].begin() + 1, checkpoint);
+  Json result = compare(minimalCapture(), right);
+  EXPECT_EQ(result["terminal"], "unchanged") << result.dump();
+  EXPECT_EQ(result["filesystem"], "changed");
+  EXPECT_EQ(result["first_divergence"]["dimension"], "filesystem") << result.dump();
+  // With output on both sides, the screens at the shared checkpoints are still compared.
+  Json screens = interactiveCapture();
+  screens["filesystem_checkpoints"].insert(screens["filesystem_checkpoints"].begin() + 1,
+                                           checkpoint);
+  result = compare(interactiveCapture(), screens);
+  EXPECT_EQ(result["terminal"], "unchanged") << result.dump();
+  EXPECT_EQ(result["first_divergence"]["dimension"], "filesystem") << result.dump();
+}
+
 TEST(CompareContent, OutputAppearingOnlyOnOneSideIsAddedOrRemoved) {
   Json result = compare(minimalCapture(), interactiveCapture());
   EXPECT_EQ(result["terminal"], "added");

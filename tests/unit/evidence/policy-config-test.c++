@@ -10,7 +10,8 @@
 #include <map>
 #include <stdexcept>
 
-namespace rea::evidence {
+// A namespace of its own: unity batches share one translation unit with policy-check-test.
+namespace rea::evidence::policy_config {
 namespace {
 
 using Env = std::map<std::string, std::string>;
@@ -282,4 +283,4 @@ TEST(PolicyConfig, ReportsARealMissingRoot) {
 }
 
 }  // namespace
-}  // namespace rea::evidence
+}  // namespace rea::evidence::policy_config

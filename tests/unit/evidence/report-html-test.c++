@@ -166,9 +166,46 @@ TEST(ReportHtml, NamesTheElementOfANonTerminalDivergence) {
   right.shimEvents[0].arguments = {"--help"};
   std::string page = report(left, right);
   std::string section = elementById(page, "section", "first-divergence");
-  EXPECT_NE(section.find("shim[0], sequence 0"), std::string::npos) << section;
-  EXPECT_NE(section.find("&quot;--help&quot;"), std::string::npos) << section;
+  EXPECT_NE(section.find("shim record 1, sequence 0"), std::string::npos) << section;
+  // Only the part that differs is marked, on each side.
+  EXPECT_NE(section.find("&quot;--<mark class=\"divergence\">help</mark>&quot;"), std::string::npos)
+      << section;
+  EXPECT_EQ(section.find("SPEC"), std::string::npos);
   EXPECT_NE(openingTag(page, "dimension-shim").find("first-divergence"), std::string::npos);
+}
+
+TEST(ReportHtml, ShowsTheTerminalScreensWhenTheFirstDivergenceIsElsewhere) {
+  Capture left = sampleCapture();
+  Capture right = sampleCapture();
+  right.shimEvents[0].arguments = {"--help"};
+  right.renderedFrames.back().lines[0] = "hi, world";
+  Json comparison = compareCaptures(toJson(left), toJson(right));
+  ASSERT_EQ(comparison["terminal"], "changed") << comparison.dump();
+  ASSERT_NE(comparison["first_divergence"]["dimension"], "terminal") << comparison.dump();
+  std::string page = report(left, right, comparison);
+  std::string leftScreen = elementById(page, "figure", "terminal-screen-left");
+  std::string rightScreen = elementById(page, "figure", "terminal-screen-right");
+  EXPECT_NE(rightScreen.find("<span class=\"row differs\">hi, world"), std::string::npos)
+      << rightScreen;
+  EXPECT_NE(leftScreen.find("<span class=\"row differs\">"), std::string::npos) << leftScreen;
+  // Without a terminal difference there is no such section.
+  right = sampleCapture();
+  right.shimEvents[0].arguments = {"--help"};
+  EXPECT_EQ(report(left, right).find("terminal-screens"), std::string::npos);
+}
+
+TEST(ReportHtml, ListsEachLimitationOnceAndNoSpecificationSections) {
+  Capture left = sampleCapture();
+  Capture right = sampleCapture();
+  left.limitations = {"The same sentence."};
+  right.limitations = {"The same sentence."};
+  std::string page = report(left, right);
+  std::string section = elementById(page, "section", "limitations");
+  size_t first = section.find("The same sentence.");
+  ASSERT_NE(first, std::string::npos) << section;
+  EXPECT_EQ(section.find("The same sentence.", first + 1), std::string::npos) << section;
+  EXPECT_EQ(page.find("SPEC"), std::string::npos);
+  EXPECT_EQ(page.find("§"), std::string::npos);
 }
 
 TEST(ReportHtml, DrawsADivergentScreenAsATerminalWithItsDifferingRowsMarked) {
@@ -340,7 +377,7 @@ TEST(ReportHtml, DrawsTimingBarsProportionalToTheLargestDeviations) {
   // The table shows the same numbers.
   EXPECT_NE(elementById(page, "tr", "dimension-process").find("200 ms (beyond tolerance)"),
             std::string::npos);
-  EXPECT_NE(elementById(page, "tr", "dimension-exit").find("not paired"), std::string::npos);
+  EXPECT_NE(elementById(page, "tr", "dimension-exit").find("no matching times"), std::string::npos);
 }
 
 TEST(ReportHtml, BaselineComparisonsHaveNoTimingChart) {

@@ -20,7 +20,12 @@ TEST(ManPage, HasEveryCommandWithItsOwnHelpText) {
     // The first line of each help text appears, escaped, in the page.
     std::string help = usageFor(command);
     EXPECT_NE(page.find(roffEscape(help.substr(0, help.find('\n')))), std::string::npos) << command;
+    // The synopsis has the command's full arguments (its usage line without "usage: rea ").
+    std::string synopsis = help.substr(11, help.find('\n') - 11);
+    EXPECT_NE(page.find(".B rea\n" + roffEscape(synopsis) + "\n.br\n"), std::string::npos)
+        << command;
   }
+  EXPECT_NE(page.find("\n.nh\n"), std::string::npos) << "hyphenation is off";
 }
 
 TEST(ManPage, EscapesTextThatRoffWouldReadAsARequest) {
@@ -40,7 +45,8 @@ TEST(ManPage, EveryLineIsAKnownRequestOrText) {
     if (!line.empty() && line[0] == '.') {
       std::string request = line.substr(0, line.find(' '));
       EXPECT_TRUE(request == ".TH" || request == ".SH" || request == ".SS" || request == ".nf" ||
-                  request == ".fi" || request == ".B" || request == ".BR" || request == ".br")
+                  request == ".fi" || request == ".B" || request == ".BR" || request == ".br" ||
+                  request == ".nh")
           << line;
     }
     at = end + 1;

@@ -1,0 +1,39 @@
+#include "supervisor/assemble-limits.h"
+
+namespace rea::supervisor {
+
+std::vector<std::string> outputLimitSentences(const evidence::Scenario& scenario,
+                                              const PtyRecord& pty) {
+  std::vector<std::string> sentences;
+  if (pty.outputTruncated) {
+    uint64_t accepted = 0;
+    for (const auto& chunk : pty.output)
+      accepted += chunk.data.size();
+    auto byteLimit = static_cast<uint64_t>(scenario.limits.outputBytes);
+    std::string dropped = std::to_string(pty.droppedChunks) + " further output chunk" +
+                          (pty.droppedChunks == 1 ? " was" : "s were") + " dropped";
+    // Only bytes drop output: reads past limits.frames join the last frame (SPEC A15).
+    sentences.push_back(std::string(LIMIT_SENTENCE_PREFIX) + "limits.output_bytes is " +
+                        std::to_string(byteLimit) + ", " + std::to_string(accepted) +
+                        " bytes were kept and " + dropped +
+                        "; keeping everything needs limits.output_bytes above " +
+                        std::to_string(byteLimit) + " (up to 10000000).");
+  }
+  if (pty.renderTruncated) {
+    sentences.push_back(
+        std::string(LIMIT_SENTENCE_PREFIX) + "a rendered screen alone costs more than " +
+        "limits.output_bytes (" + std::to_string(scenario.limits.outputBytes) +
+        "); such screens are missing (past the budget a screen replaces the newest ones, "
+        "SPEC A15).");
+  }
+  return sentences;
+}
+
+std::string filesystemLimitSentence(const evidence::Scenario& scenario) {
+  return std::string(LIMIT_SENTENCE_PREFIX) + "a filesystem snapshot went past limits.files (" +
+         std::to_string(scenario.limits.files) + "), limits.file_bytes (" +
+         std::to_string(scenario.limits.fileBytes) + ") or limits.filesystem_depth (" +
+         std::to_string(scenario.limits.filesystemDepth) + "); files beyond it are missing.";
+}
+
+}  // namespace rea::supervisor
