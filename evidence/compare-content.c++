@@ -91,7 +91,7 @@ DimensionOutcome compareObservations(Dimension dimension, const std::vector<Obse
   DimensionOutcome outcome;
   size_t common = std::min(left.size(), right.size());
   size_t matched = 0;
-  while (matched < common && deepEqual(left[matched].content, right[matched].content))
+  while (matched < common && deepEqual(left[matched].content, right[matched].content, true))
     ++matched;
   bool equal = matched == left.size() && matched == right.size();
   outcome.contentStatus = classifyCollection(equal, left.empty(), right.empty());

@@ -45,8 +45,9 @@ std::optional<int64_t> nonNegativeInteger(const Json& value);
 std::optional<int64_t> elementTime(const Json& element, const char* key = "at_ms");
 // nonNegativeInteger(element[key]): B §9.4's `*_at_ms` of an observation.
 
-bool deepEqual(const Json& a, const Json& b);
-// Structural equality ignoring object key order; numbers compare as JavaScript numbers.
+bool deepEqual(const Json& a, const Json& b, bool pidMatchesNumber = false);
+// Structural equality ignoring object key order; numbers compare as JavaScript numbers. With
+// `pidMatchesNumber` (the default mode, A15) strings compare with equalUpToPids().
 
 // ---------------------------------------------------------------------------------------------
 // Per-dimension results

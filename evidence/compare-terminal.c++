@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "evidence/compare-internal.h"
+#include "evidence/pid-placeholder.h"
 #include "evidence/utf.h"
 
 namespace rea::evidence::_ {
@@ -155,14 +156,15 @@ DimensionOutcome compareTerminalContent(const Json& left, const Json& right, int
 
   const std::string& a = leftStream.bytes;
   const std::string& b = rightStream.bytes;
-  size_t common = std::min(a.size(), b.size());
-  size_t matched = static_cast<size_t>(
-      std::mismatch(a.begin(), a.begin() + common, b.begin()).first - a.begin());
-  bool streamEqual = matched == a.size() && matched == b.size();
+  // A15: `<pid>` on one side matches any number on the other, so the two streams' offsets can
+  // drift apart; `index` is the left offset, each excerpt is taken at its own side's offset.
+  PidAlignment alignment = alignUpToPids(a, b);
+  size_t matched = alignment.left;
+  bool streamEqual = alignment.equal;
   if (!streamEqual) {
-    outcome.candidates.push_back(
-        foundDivergence(Dimension::TERMINAL, matched, timeAt(leftStream, matched),
-                        timeAt(rightStream, matched), excerpt(a, matched), excerpt(b, matched)));
+    outcome.candidates.push_back(foundDivergence(
+        Dimension::TERMINAL, matched, timeAt(leftStream, matched),
+        timeAt(rightStream, alignment.right), excerpt(a, matched), excerpt(b, alignment.right)));
   }
 
   std::set<std::string> checkpoints = sharedCheckpoints(left, right);
@@ -179,26 +181,30 @@ DimensionOutcome compareTerminalContent(const Json& left, const Json& right, int
   outcome.contentStatus = classifyCollection(streamEqual && screens.contentStatus == "unchanged",
                                              leftEmpty, rightEmpty);
 
-  // Timing: byte k of one stream against byte k of the other, over the matched prefix, one
-  // overlap of two frames at a time.
+  // Timing: byte k of one stream against its counterpart in the other (byte k itself unless a
+  // `<pid>` matched a number before it), over the matched prefix, one overlap of two frames at
+  // a time. Positions are left offsets; the right frames' boundaries are mapped onto them.
   size_t i = 0, j = 0, position = 0;
   std::optional<Candidate> late;
   while (position < matched) {
     size_t leftEnd = i + 1 < leftStream.starts.size() ? leftStream.starts[i + 1] : a.size();
-    size_t rightEnd = j + 1 < rightStream.starts.size() ? rightStream.starts[j + 1] : b.size();
+    size_t rightEnd = alignment.leftOffsetOf(
+        j + 1 < rightStream.starts.size() ? rightStream.starts[j + 1] : b.size());
+    size_t next = std::min({leftEnd, rightEnd, matched});
     std::optional<int64_t> leftTime = leftStream.times[i];
     std::optional<int64_t> rightTime = rightStream.times[j];
-    if (leftTime && rightTime) {
+    if (leftTime && rightTime && next > position) {
       int64_t deviation = *leftTime > *rightTime ? *leftTime - *rightTime : *rightTime - *leftTime;
       if (!outcome.maxDeviationMs || deviation > *outcome.maxDeviationMs) {
         outcome.maxDeviationMs = deviation;
       }
       if (deviation > toleranceMs && !late) {
         late = timingDivergence(Dimension::TERMINAL, position, leftTime, rightTime,
-                                excerpt(a, position), excerpt(b, position), deviation);
+                                excerpt(a, position), excerpt(b, alignment.rightOffsetOf(position)),
+                                deviation);
       }
     }
-    position = std::min({leftEnd, rightEnd, matched});
+    position = next;
     if (position == leftEnd) ++i;
     if (position == rightEnd) ++j;
   }

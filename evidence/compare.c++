@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "evidence/compare-internal.h"
+#include "evidence/pid-placeholder.h"
 
 namespace rea::evidence {
 namespace _ {
@@ -82,7 +83,7 @@ std::optional<int64_t> elementTime(const Json& element, const char* key) {
   return nonNegativeInteger(member(element, key));
 }
 
-bool deepEqual(const Json& a, const Json& b) {
+bool deepEqual(const Json& a, const Json& b, bool pidMatchesNumber) {
   if (a.is_number() && b.is_number()) {
     // Every JSON number is a JavaScript double; integer kinds compare exactly when both are
     // integers so that large ids do not collapse through a lossy conversion.
@@ -94,16 +95,19 @@ bool deepEqual(const Json& a, const Json& b) {
     if (a.size() != b.size()) return false;
     for (auto it = a.begin(); it != a.end(); ++it) {
       auto other = b.find(it.key());
-      if (other == b.end() || !deepEqual(it.value(), *other)) return false;
+      if (other == b.end() || !deepEqual(it.value(), *other, pidMatchesNumber)) return false;
     }
     return true;
   }
   if (a.is_array()) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (!deepEqual(a[i], b[i])) return false;
+      if (!deepEqual(a[i], b[i], pidMatchesNumber)) return false;
     }
     return true;
+  }
+  if (pidMatchesNumber && a.is_string()) {
+    return equalUpToPids(a.get_ref<const std::string&>(), b.get_ref<const std::string&>());
   }
   return a == b;
 }

@@ -86,6 +86,13 @@
 //   Element: `{depth, history:[{command, leads_group, leads_session}]}`; `*_at_ms` = the
 //   node's first sample time.
 //
+// - `<pid>` (A15): wherever the default mode compares text (the output stream, screen lines,
+//   every string of the other dimensions' elements), a `<pid>` placeholder on one side matches
+//   any maximal decimal number on the other (evidence/pid-placeholder.h): a number that happened
+//   to equal a pid of one run is not a difference. For the stream, `index` is then the left
+//   stream's offset and each excerpt is taken at its own side's offset of the first difference;
+//   timing pairs each left byte with its counterpart. The baseline mode compares exactly.
+//
 // ## Default mode: timing
 // Timestamps are paired only where content matched: element i of the left list with element i
 // of the right list for every i before the dimension's first content difference, each masked

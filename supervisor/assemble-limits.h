@@ -19,7 +19,8 @@ constexpr char LIMIT_SENTENCE_PREFIX[] = "Limit reached: ";
 
 std::vector<std::string> outputLimitSentences(const evidence::Scenario& scenario,
                                               const PtyRecord& pty);
-// For dropped raw output (limits.output_bytes or limits.frames) and dropped rendered screens.
+// For dropped raw output (limits.output_bytes; A15: never limits.frames) and dropped rendered
+// screens (one costlier than limits.output_bytes).
 // Call before the raw output is consumed by assembly: it counts the accepted bytes.
 
 std::string filesystemLimitSentence(const evidence::Scenario& scenario);

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <utility>
 
+#include "evidence/frame-budget.h"
+
 namespace rea::supervisor {
 
 namespace {
@@ -161,16 +163,16 @@ RenderedAssembly assembleRenderedFrames(PtyRecord& pty,
   Normaliser normalise(terminalContext);
   std::vector<std::string> needles = secretNeedles(terminalContext);
   std::vector<OpenValue> occurrences = secretOccurrences(pty, needles);
-  std::vector<size_t> boundary(pty.output.size() + 1, 0);  // raw offset after k chunks
-  for (size_t k = 0; k < pty.output.size(); ++k)
-    boundary[k + 1] = boundary[k] + pty.output[k].data.size();
+  uint64_t outputBytes = 0;
+  for (const auto& chunk : pty.output)
+    outputBytes += chunk.data.size();
 
   RenderedAssembly result;
-  uint64_t usedBytes = 0;
+  RenderedFrameBudget budget(maxFrames, maxBytes);
   for (auto& in : pty.rendered) {
     // A value the reads split is partly on this screen: its written prefix is redacted too.
     std::vector<std::string> frameNeedles = needles;
-    size_t at = boundary[std::min(in.chunksBefore, pty.output.size())];
+    size_t at = static_cast<size_t>(std::min(in.bytesBefore, outputBytes));
     for (const auto& open : occurrences) {
       if (open.start < at && at < open.end) {
         frameNeedles.push_back(needles[open.needle].substr(0, at - open.start));
@@ -198,11 +200,12 @@ RenderedAssembly assembleRenderedFrames(PtyRecord& pty,
     uint64_t cost = frame.serializedState.size();
     for (const auto& line : frame.lines)
       cost += line.size();
-    if (result.frames.size() >= maxFrames || usedBytes + cost > maxBytes) {
+    auto admission = budget.admit(cost);
+    if (!admission.accepted) {
       result.truncated = true;
       continue;
     }
-    usedBytes += cost;
+    result.frames.resize(result.frames.size() - admission.evict);
     frame.sequence = static_cast<int64_t>(result.frames.size());
     result.frames.push_back(std::move(frame));
   }

@@ -46,7 +46,9 @@ RenderedAssembly assembleRenderedFrames(PtyRecord& pty,
 // whole scrollback in each `serialized_state`, they are the largest part of a long capture).
 // `terminalContext` is the raw frames' context (temp root, root pid). The helper counted its
 // budget on unnormalised frames; B §6.11 counts normalised ones, so frames are re-counted here
-// (maxFrames = limits.frames, maxBytes = limits.output_bytes) and dropped, truncating, if over.
+// (maxFrames = limits.frames, maxBytes = limits.output_bytes) by evidence/frame-budget.h: past
+// the budget a frame replaces the newest ones (A15); only a frame costlier than the whole budget
+// is dropped, truncating.
 
 evidence::InteractionEvent autoReplyEvent(const PtyAutoReply& reply, int64_t atMs,
                                           const evidence::Normaliser& inputText);

@@ -68,6 +68,7 @@ void CheckpointDriver::spawned(pid_t rootPid) {
   evidence::NormaliseContext context = plan.terminalContext;
   context.temporaryRoot = tempRoot;
   context.pids = {rootPid};
+  spawnedRootPid = rootPid;
   normaliser = evidence::ChunkNormaliser(context);
   auto pending = kj::mv(pendingChunks);
   pendingChunks.clear();
@@ -94,6 +95,19 @@ void CheckpointDriver::feed(const std::string& normalised) {
 }
 
 void CheckpointDriver::rootExited() {
+  // A15: everything the root wrote before its exit reached output() already (the pty helper
+  // reports the exit after it); release what the normaliser still holds back (a trailing digit
+  // run, a prefix of a needle), so a literal at the very end fires before `root_exit`. Output
+  // after the exit (a descendant's, A10) starts a new stream.
+  KJ_IF_MAYBE (n, normaliser) {
+    if (!literals.empty() && !finishing) {
+      feed(n->flush());
+      evidence::NormaliseContext context = plan.terminalContext;
+      context.temporaryRoot = tempRoot;
+      context.pids = {spawnedRootPid};
+      normaliser = evidence::ChunkNormaliser(context);
+    }
+  }
   triggerKind(ROOT_EXIT);
 }
 

@@ -10,7 +10,8 @@
 //   start(t0, tempRoot)     at T0: arms the `time` triggers
 //   spawned(rootPid)        the literal triggers now normalise like the frames (pid known)
 //   output(chunk)           PtyObserver: each PTY read, counted by the literal triggers
-//   rootExited()            `root_exit` (even on a timeout or a lost pty helper)
+//   rootExited()            `root_exit` (even on a timeout or a lost pty helper); literal
+//                           triggers first see the rest of the output before the exit
 //   settled()               `settled`
 //   finish()                cancels the timers, waits for the chain, takes AFTER
 //                           (`after_settlement`) and stops the helper
@@ -111,6 +112,7 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
   kj::Maybe<evidence::ChunkNormaliser> normaliser;
   uint64_t t0MonoNs = 0;
   std::string tempRoot;
+  pid_t spawnedRootPid = 0;
   bool finishing = false;
   kj::Promise<void> chain = kj::READY_NOW;
   kj::Maybe<kj::Own<kj::TaskSet>> timers;

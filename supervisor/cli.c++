@@ -26,6 +26,7 @@ const Command COMMANDS[] = {
     {"helper", runHelperCommand},
     {"mcp", runMcpCommand},
     {"report", runReportCommand},
+    {"stability", runStabilityCommand},
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+
 #include "evidence/utf.h"
 #include "supervisor/helper-message.h"
 
@@ -36,8 +38,7 @@ std::optional<PtyExit::Reason> reasonOf(schema::Exit::Reason reason) {
 }  // namespace
 
 PtyStreamCheck::PtyStreamCheck(const PtyLaunch& launch)
-    : maxFrames(launch.maxFrames),
-      maxOutputBytes(launch.maxOutputBytes),
+    : outputBudget(launch.maxFrames, launch.maxOutputBytes),
       lastAtNs(launch.t0Ns),
       reported(launch.events.size(), false),
       rendered(launch) {}
@@ -69,14 +70,29 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
       auto data = event.getOutput();
       // Limits first: a chunk beyond them is refused before it is copied.
       if (data.size() == 0) return "an empty output chunk";
-      if (record.output.size() + 1 > maxFrames) return "too many frames";
-      if (outputBytes + data.size() > maxOutputBytes) return "more output bytes than the limit";
+      // Limits first: a chunk beyond them is refused before it is copied.
+      if (!outputBudget.fits(data.size())) return "more output bytes than the limit";
       std::string text(reinterpret_cast<const char*>(data.begin()), data.size());
       if (!evidence::isValidUtf8(text)) return "output that is not UTF-8";
-      outputBytes += text.size();
-      record.output.push_back(PtyChunk{atNs, kj::mv(text)});
-      KJ_IF_MAYBE (o, observer) {
-        o->output(record.output.back());
+      // A15: the helper drops by bytes only; once limits.frames frames exist, a read joins the
+      // last frame (its time stays), so the count of reads cannot truncate the capture.
+      switch (outputBudget.admit(text.size())) {
+        case evidence::RawFrameBudget::Admission::DROP:
+          return "more output bytes than the limit";
+        case evidence::RawFrameBudget::Admission::APPEND:
+          record.output.push_back(PtyChunk{atNs, kj::mv(text)});
+          KJ_IF_MAYBE (o, observer) {
+            o->output(record.output.back());
+          }
+          return {};
+        case evidence::RawFrameBudget::Admission::COALESCE: {
+          PtyChunk read{atNs, kj::mv(text)};
+          record.output.back().data += read.data;
+          KJ_IF_MAYBE (o, observer) {
+            o->output(read);
+          }
+          return {};
+        }
       }
       return {};
     }
@@ -127,8 +143,12 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
     }
     case schema::PtyEvent::RENDERED: {
       PtyRenderedFrame frame;
-      std::string broken = rendered.frame(event.getRendered(), atNs, record.output.size(), frame);
+      size_t evict = 0;
+      std::string broken =
+          rendered.frame(event.getRendered(), atNs, outputBudget.bytes(), frame, evict);
       if (!broken.empty()) return broken;
+      // A15: the rendered budget replaces the newest frames instead of dropping this one.
+      record.rendered.resize(record.rendered.size() - std::min(evict, record.rendered.size()));
       record.rendered.push_back(kj::mv(frame));
       return {};
     }

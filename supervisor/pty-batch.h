@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "schema/pty.capnp.h"
+#include "evidence/frame-budget.h"
 #include "supervisor/pty-link-render.h"
 #include "supervisor/pty-link.h"
 
@@ -41,10 +42,8 @@ class PtyStreamCheck {
   // The summary: checked against what arrived, then recorded (record.streamDone).
 
  private:
-  uint32_t maxFrames;
-  uint64_t maxOutputBytes;
+  evidence::RawFrameBudget outputBudget;  // A15: reads past limits.frames join the last frame
   uint64_t lastAtNs;
-  uint64_t outputBytes = 0;
   std::vector<bool> reported;  // [event index]: a dispatch report arrived
   RenderedStreamCheck rendered;
 

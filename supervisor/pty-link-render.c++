@@ -23,13 +23,13 @@ bool knownQuery(const std::string& name) {
 }  // namespace
 
 RenderedStreamCheck::RenderedStreamCheck(const PtyLaunch& launch)
-    : maxFrames(launch.renderMaxFrames), maxBytes(launch.renderMaxBytes) {}
+    : budget(launch.renderMaxFrames, launch.renderMaxBytes) {}
 
 std::string RenderedStreamCheck::frame(schema::RenderedFrame::Reader in, uint64_t atNs,
-                                       size_t chunksBefore, PtyRenderedFrame& out) {
+                                       uint64_t bytesBefore, PtyRenderedFrame& out, size_t& evict) {
   out = PtyRenderedFrame();
   out.atNs = atNs;
-  out.chunksBefore = chunksBefore;
+  out.bytesBefore = bytesBefore;
   out.columns = in.getColumns();
   out.rows = in.getRows();
   out.cursorX = in.getCursorX();
@@ -53,10 +53,10 @@ std::string RenderedStreamCheck::frame(schema::RenderedFrame::Reader in, uint64_
   }
   out.serializedState = textOf(in.getSerializedState());
   if (!evidence::isValidUtf8(out.serializedState)) return "a serialized state that is not UTF-8";
-  if (frames + 1 > maxFrames) return "more rendered frames than the limit";
-  if (bytes + cost > maxBytes) return "more rendered bytes than the limit";
+  auto admission = budget.admit(cost);
+  if (!admission.accepted) return "a rendered frame larger than the rendered budget";
+  evict = admission.evict;
   ++frames;
-  bytes += cost;
   return {};
 }
 

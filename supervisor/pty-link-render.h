@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "evidence/frame-budget.h"
 #include "schema/pty.capnp.h"
 #include "supervisor/pty-link.h"
 
@@ -17,11 +18,12 @@ class RenderedStreamCheck {
  public:
   explicit RenderedStreamCheck(const PtyLaunch& launch);
 
-  std::string frame(schema::RenderedFrame::Reader in, uint64_t atNs, size_t chunksBefore,
-                    PtyRenderedFrame& out);
+  std::string frame(schema::RenderedFrame::Reader in, uint64_t atNs, uint64_t bytesBefore,
+                    PtyRenderedFrame& out, size_t& evict);
   // Converts one frame into `out`, or returns the rule it breaks: a size outside 1-1000,
-  // `lines` not one per row, a cursor off the screen, text that is not UTF-8, more frames or
-  // bytes than the rendered budget.
+  // `lines` not one per row, a cursor off the screen, text that is not UTF-8, a frame costlier
+  // than the whole rendered budget. `evict`: how many newest frames it replaces (A15,
+  // evidence/frame-budget.h), as the helper's budget decided on the same costs.
 
   std::string reply(schema::QueryReply::Reader in, uint64_t atNs, PtyAutoReply& out);
   // Converts one answered query, or returns the rule it breaks (an unknown query name, an empty
@@ -31,10 +33,8 @@ class RenderedStreamCheck {
   // The summary's claims against what arrived.
 
  private:
-  uint32_t maxFrames;
-  uint64_t maxBytes;
-  uint32_t frames = 0;
-  uint64_t bytes = 0;
+  evidence::RenderedFrameBudget budget;
+  uint32_t frames = 0;  // received
 };
 
 }  // namespace rea::supervisor

@@ -98,7 +98,7 @@ struct PtyRenderedFrame {
   bool alternate = false;
   std::vector<std::string> lines;  // untrimmed, padded to `columns` UTF-16 code units
   std::string serializedState;
-  size_t chunksBefore = 0;  // accepted output chunks received before this frame
+  uint64_t bytesBefore = 0;  // accepted output bytes received before this frame
 };
 
 struct PtyAutoReply {

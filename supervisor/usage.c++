@@ -16,6 +16,7 @@ const char OVERVIEW[] =
     "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
     "  export-screen CAPTURE [--at WHEN]    one rendered screen as an SVG picture\n"
     "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
+    "  stability [-n N] FILE                capture FILE N times: do the captures agree?\n"
     "  doctor                               what this machine supports; stale leftovers\n"
     "  mcp                                  serve both as MCP tools on stdin/stdout\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
@@ -154,6 +155,38 @@ const char REPORT[] =
     "example:\n"
     "  rea report authority.json reconstruction.json > report.html\n";
 
+const char STABILITY[] =
+    "usage: rea stability [OPTIONS] SCENARIO.json\n"
+    "\n"
+    "Captures the scenario N times (default 3, 2 to 20), one after another, under the operator\n"
+    "policy of capture-process, compares every pair of captures as compare-process-captures\n"
+    "does by default, and reports for each of the seven dimensions whether the captures agree:\n"
+    "stable (every pair unchanged), unstable (some pair changed, added or removed, including\n"
+    "timing beyond the tolerance) or unknown (a truncated capture or a residual unknown\n"
+    "prevents proving agreement), then the first divergence of each pair that differs. Run it\n"
+    "before trusting a scenario's verdicts: a scenario that is not stable against itself\n"
+    "cannot tell an authority from a reconstruction.\n"
+    "\n"
+    "The result is a summary in words when stdout is a terminal (or the JSON went to -o),\n"
+    "and JSON otherwise:\n"
+    "  {\"runs\", \"pairs\", \"status\", \"dimensions\": {\"terminal\": \"stable\", ...},\n"
+    "   \"differences\": [{\"left\", \"right\", \"status\", \"dimensions\", "
+    "\"first_divergence\"}],\n"
+    "   \"limitations\"}\n"
+    "Exits 0 when the captures were made and compared, whatever the verdict; a capture that\n"
+    "fails prints its error object and exits 1.\n"
+    "\n"
+    "options:\n"
+    "  -n, --runs N                number of captures (default 3)\n"
+    "  -o, --output FILE           write the JSON to FILE\n"
+    "  --format json|text          what stdout gets (default: text on a terminal, else json)\n"
+    "  --pretty                    indent the JSON output\n"
+    "  --timing-tolerance-ms N     timing deviations up to N ms are not divergences\n"
+    "                              (default max(50, 5 x time_bucket_ms))\n"
+    "\n"
+    "example:\n"
+    "  rea stability -n 5 examples/interactive.json\n";
+
 const char MCP[] =
     "usage: rea mcp\n"
     "\n"
@@ -189,6 +222,7 @@ const std::vector<const char*>& helpCommands() {
                                                  "export-asciicast",
                                                  "export-screen",
                                                  "report",
+                                                 "stability",
                                                  "doctor",
                                                  "mcp",
                                                  "helper"};
@@ -212,6 +246,7 @@ std::string usageFor(const char* command) {
     if (std::strcmp(command, "helper") == 0) return HELPER;
     if (std::strcmp(command, "mcp") == 0) return MCP;
     if (std::strcmp(command, "report") == 0) return REPORT;
+    if (std::strcmp(command, "stability") == 0) return STABILITY;
   }
   return OVERVIEW;
 }

@@ -99,15 +99,16 @@ DrainThread::Taken DrainThread::take() {
 }
 
 void DrainThread::push(uint64_t atNs, std::string data) {
-  // B §6.5 step 2, per chunk: a chunk over either limit is dropped whole (a later, smaller one
-  // may still fit). Never waits: only the queue's mutex, which take() holds for a swap.
-  if (acceptedFrames >= limits.maxFrames || acceptedBytes + data.size() > limits.maxOutputBytes) {
+  // B §6.5 step 2 as A15 changes it: a chunk over the byte limit is dropped whole (a later,
+  // smaller one may still fit); the frame count drops nothing (the supervisor joins reads past
+  // limits.frames to the last frame). Never waits: only the queue's mutex, which take() holds
+  // for a swap.
+  if (acceptedBytes + data.size() > limits.maxOutputBytes) {
     std::lock_guard<std::mutex> lock(mutex);
     ++dropped;
     lastDroppedNs = atNs;
     return;  // no wake-up: the watchdog's next take() sees it, nothing else needs it sooner
   }
-  ++acceptedFrames;
   acceptedBytes += data.size();
   {
     std::lock_guard<std::mutex> lock(mutex);

@@ -31,7 +31,6 @@ namespace rea::helper {
 class DrainThread {
  public:
   struct Limits {
-    uint32_t maxFrames;       // limits.frames: accepted chunks
     uint64_t maxOutputBytes;  // limits.output_bytes: accepted bytes (UTF-8, after U+FFFD)
   };
 
@@ -87,8 +86,7 @@ class DrainThread {
   kj::AutoCloseFd wake;   // eventfd: loop -> thread (stop)
 
   const Limits limits;
-  uint32_t acceptedFrames = 0;  // thread-only
-  uint64_t acceptedBytes = 0;   // thread-only
+  uint64_t acceptedBytes = 0;  // thread-only
 
   std::mutex mutex;
   std::condition_variable changed;

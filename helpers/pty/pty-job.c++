@@ -21,6 +21,10 @@ namespace {
 const idtype_t ID_PIDFD = idtype_t(3);  // P_PIDFD (linux/wait.h); glibc 2.36 lacks the name
 const kj::Duration WATCHDOG_PERIOD = 20 * kj::MILLISECONDS;  // SPEC B §6.6.1
 const uint64_t NS_PER_MS = 1000000;
+// A15: how long the exit report waits for output still in flight when a descendant keeps the
+// PTY open (no EIO): until no read arrived for the quiet period, at most the limit.
+const kj::Duration EXIT_QUIET_PERIOD = 100 * kj::MILLISECONDS;
+const uint64_t EXIT_DRAIN_LIMIT_NS = 1000 * NS_PER_MS;
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
   auto paf = kj::newPromiseAndFulfiller<void>();
@@ -81,8 +85,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
         io.unixEventPort, t.pidfd.get(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
     // The drain thread exists (waiting) before the lock-down, so TSYNC covers it; it reads
     // nothing until start() below.
-    drain = kj::heap<DrainThread>(kj::mv(t.master),
-                                  DrainThread::Limits{config.maxFrames, config.maxOutputBytes});
+    drain = kj::heap<DrainThread>(kj::mv(t.master), DrainThread::Limits{config.maxOutputBytes});
     afterSpawn();
     auto& d = *KJ_ASSERT_NONNULL(drain);
     readyObserver = kj::heap<kj::UnixEventPort::FdObserver>(
@@ -146,7 +149,8 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
 
   uint64_t lastEmittedNs = 0;
   uint64_t lastOutputNs;
-  uint64_t dropped = 0;  // the drain thread's count of chunks over the raw limits
+  uint64_t dropped = 0;       // the drain thread's count of chunks over the raw limits
+  uint64_t outputChunks = 0;  // reads taken so far (accepted or dropped): output still flowing
   std::vector<bool> fired;
   PtyJobEvent::Reason reason = PtyJobEvent::Reason::EXITED;
   bool reaped = false;
@@ -186,8 +190,10 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     auto taken = KJ_ASSERT_NONNULL(drain)->take();
     // The drain thread applied the raw limits (B §6.5) as it read; a dropped chunk is still
     // output for the idle watchdog.
+    if (taken.dropped != dropped) ++outputChunks;
     dropped = taken.dropped;
     if (taken.lastDroppedNs > lastOutputNs) lastOutputNs = taken.lastDroppedNs;
+    outputChunks += taken.chunks.size();
     for (auto& chunk : taken.chunks) {
       if (chunk.atNs > lastOutputNs) lastOutputNs = chunk.atNs;
       PtyJobEvent event{PtyJobEvent::Kind::OUTPUT, chunk.atNs};
@@ -248,10 +254,38 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
       });
     }
     reaped = true;  // the pidfd stays open: signalling it now fails with ESRCH, never misfires
+    bool exitedNormally = info.si_code == CLD_EXITED;
+    int status = info.si_status;
+    // A15 causal order: what the root wrote before it exited may still be on its way through
+    // the tty layer. Report the exit only after the PTY drained (EIO: nothing holds the slave
+    // any more, and Linux hands over every byte before EIO) or, when a descendant still holds
+    // it, after the output went quiet (EXIT_QUIET_PERIOD, at most EXIT_DRAIN_LIMIT).
+    uint64_t reapedNs = monotonicNowNs();
+    return awaitExitDrain(reapedNs, outputChunks).then([this, exitedNormally, status, reapedNs]() {
+      emitExit(exitedNormally, status, reapedNs);
+    });
+  }
+
+  kj::Promise<void> awaitExitDrain(uint64_t reapedNs, uint64_t chunksBefore) {
     takeOutput();
-    PtyJobEvent exit{PtyJobEvent::Kind::EXITED, monotonicNowNs()};
-    exit.exitedNormally = info.si_code == CLD_EXITED;
-    exit.status = info.si_status;
+    if (drainEnded || finishing) return kj::READY_NOW;
+    uint64_t nowNs = monotonicNowNs();
+    if (nowNs - reapedNs >= EXIT_DRAIN_LIMIT_NS) return kj::READY_NOW;
+    return whenDrained().exclusiveJoin(
+        timer.afterDelay(EXIT_QUIET_PERIOD)
+            .then([this, reapedNs, chunksBefore]() -> kj::Promise<void> {
+              takeOutput();
+              if (outputChunks == chunksBefore) return kj::READY_NOW;  // quiet: nothing more came
+              return awaitExitDrain(reapedNs, outputChunks);
+            }));
+  }
+
+  void emitExit(bool exitedNormally, int status, uint64_t reapedNs) {
+    takeOutput();
+    // Stamped when it was reaped; emit() moves it after output read since (written before).
+    PtyJobEvent exit{PtyJobEvent::Kind::EXITED, reapedNs};
+    exit.exitedNormally = exitedNormally;
+    exit.status = status;
     exit.reason = reason;
     emit(kj::mv(exit));
     uint64_t exitAtNs = lastEmittedNs;
@@ -265,7 +299,6 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     }
     timers.cancel("the target exited");
     exitedFulfiller->fulfill();
-    return kj::READY_NOW;
   }
 
   void armEvents() {

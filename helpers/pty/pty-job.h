@@ -3,12 +3,16 @@
 // run the same code. Owns the target (its pidfd), the drain thread (and through it the PTY
 // master), the interaction timers and the watchdog. What it observes goes to a PtyJobSink as
 // plain events stamped with CLOCK_MONOTONIC and emitted in non-decreasing time order:
-//   - output: every PTY read as valid UTF-8, within the frame/byte limits (SPEC B §6.5); a
+//   - output: every PTY read as valid UTF-8, within the byte limit (SPEC B §6.5, A15: reads
+//     past limits.frames are not dropped, the supervisor joins them to the last frame); a
 //     dropped chunk sets `truncated` and still counts as output for the idle watchdog;
 //   - dispatched: each interaction event when it fires `atMs` after the spawn (A2): input is
 //     written to the master, resize is TIOCSWINSZ, signal goes to the root pid only; at the
 //     root's exit every event not yet fired is reported TARGET_EXITED (B §6.4);
-//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4);
+//   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4),
+//     reported only after everything the root wrote before its exit was emitted (A15): once the
+//     PTY drained to EIO or, while a descendant still holds the PTY, once no read arrived for
+//     100 ms (at most 1 s after the reap); stamped at the reap, moved after that output;
 //   - rendered: the terminal emulator's frame (B §6.11, A11) right after each accepted output
 //     chunk (that chunk's time) and each dispatched resize (the dispatch's time), within the
 //     rendered budget (config.renderMaxFrames/renderMaxBytes, counted apart from the raw one);

@@ -352,7 +352,7 @@ std::optional<RenderedScreen> Renderer::capture(RenderBudget& budget) {
   CursorPosition cursor = impl->cursor();
   RenderedScreen frame = frameWithoutState(model, cursor);
   uint64_t linesCost = frame.cost();
-  uint64_t remaining = budget.remainingBytes();
+  uint64_t remaining = budget.frameBytesLimit();  // A15: a frame may replace the kept ones
   if (linesCost > remaining ||
       !serializeScreen(model, impl->modes, cursor, impl->normalCursor, remaining - linesCost,
                        frame.serializedState) ||

@@ -176,8 +176,11 @@ TEST(Capture, OutputOverTheLimitsIsTruncatedButLaterSmallChunksFit) {
   scenario["limits"] = {{"frames", 2}};
   result = sandbox.capture(scenario);
   expectValidAndClean(sandbox, result);
-  EXPECT_EQ(capture(*result.output)["truncated"], true);
+  // A15: the frame count does not truncate; reads past it join the last frame.
+  EXPECT_EQ(capture(*result.output)["truncated"], false);
   EXPECT_EQ(capture(*result.output)["frames"].size(), 2u);
+  EXPECT_EQ(concatenatedFrames(*result.output),
+            "line1\r\nline2\r\nline3\r\nline4\r\nline5\r\nline6\r\n");
 }
 
 TEST(Capture, TheSameDeterministicScenarioGivesTheSameOutputStream) {

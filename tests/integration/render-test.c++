@@ -102,7 +102,7 @@ TEST(Render, AProgramThatAsksForTheCursorPositionGetsAnAnswerAndTheAnswerIsRecor
   EXPECT_EQ(last["cursor_y"], 1);
 }
 
-TEST(Render, RenderedFramesOverTheBudgetAreDroppedAndTheCaptureIsTruncated) {
+TEST(Render, ARenderedFrameOverTheBudgetReplacesTheNewestAndTheCaptureIsComplete) {
   Sandbox sandbox;
   // Each 80x24 frame costs at least 1920 bytes of lines; raw chunks cost a byte each.
   Json scenario =
@@ -112,9 +112,19 @@ TEST(Render, RenderedFramesOverTheBudgetAreDroppedAndTheCaptureIsTruncated) {
   const Json& c = validCapture(sandbox, result);
   EXPECT_EQ(concatenatedFrames(*result.output), "abc");
   EXPECT_EQ(c["frames"].size(), 3u);
+  // A15: the third frame replaces the second, so the last screen is the final one.
   ASSERT_EQ(c["rendered_frames"].size(), 2u);
-  EXPECT_EQ(c["rendered_frames"][1]["lines"][0], padded("ab", 80));
-  EXPECT_EQ(c["truncated"], true);
+  EXPECT_EQ(c["rendered_frames"][0]["lines"][0], padded("a", 80));
+  EXPECT_EQ(c["rendered_frames"][1]["lines"][0], padded("abc", 80));
+  EXPECT_EQ(c["truncated"], false);
+
+  // Only a frame costlier than the whole budget is dropped: 80x24 lines alone take 1920 bytes.
+  scenario["limits"] = {{"output_bytes", 1000}};
+  auto tiny = sandbox.capture(scenario);
+  const Json& t = validCapture(sandbox, tiny);
+  EXPECT_EQ(concatenatedFrames(*tiny.output), "abc");
+  EXPECT_TRUE(t["rendered_frames"].empty());
+  EXPECT_EQ(t["truncated"], true);
 }
 
 TEST(Render, ASecretNeverAppearsInRenderedLinesOrStateEvenWhenSplitWrappedOrColoured) {

@@ -251,6 +251,30 @@ TEST(CompareContent, AStreamChangeIsFoundAtTheFirstDifferingByte) {
             R"("excerpt_offset":0,"excerpt":"$ echo hi\r\nho\r\n$ exit\r\n"}})");
 }
 
+TEST(CompareContent, APidPlaceholderMatchesANumberButNotInBaselineMode) {
+  // `seq` printed a number that happened to be a pid of the left run (A15).
+  Json left = minimalCapture();
+  Json right = minimalCapture();
+  left["frames"] = {raw(0, 0, "1\r\n2\r\n"), raw(1, 10, "<pid>\r\n4\r\n")};
+  right["frames"] = {raw(0, 0, "1\r\n"), raw(1, 0, "2\r\n"), raw(2, 10, "312\r\n4\r\n")};
+  left["rendered_frames"] = {rendered(0, 10, 0, 2, {"2", "<pid>", "4"})};
+  right["rendered_frames"] = {rendered(0, 10, 0, 2, {"2", "312", "4"})};
+  Json result = compare(left, right);
+  EXPECT_EQ(result["terminal"], "unchanged");
+  EXPECT_EQ(result["first_divergence"].dump(), R"({"status":"none"})");
+  EXPECT_EQ(result["timing"]["terminal"]["max_deviation_ms"], 0);
+  EXPECT_EQ(compare(left, right, BASELINE)["terminal"], "changed");
+
+  // A real difference after the placeholder is still found, each excerpt at its own offset.
+  right["frames"][2]["data"] = "312\r\n5\r\n";
+  Json first = compare(left, right)["first_divergence"];
+  EXPECT_EQ(first["index"], 13);
+  EXPECT_EQ(first["left_at_ms"], 10);
+  EXPECT_EQ(first["right_at_ms"], 10);
+  EXPECT_EQ(first["left"]["excerpt"], "1\r\n2\r\n<pid>\r\n4\r\n");
+  EXPECT_EQ(first["right"]["excerpt"], "1\r\n2\r\n312\r\n5\r\n");
+}
+
 TEST(CompareContent, StreamExcerptsAreCutAtCharacterBoundaries) {
   Json left = minimalCapture();
   Json right = minimalCapture();

@@ -24,10 +24,11 @@ EnvironmentLookup lookupIn(const Env& env) {
   };
 }
 
-class TableResolver final : public PathResolver {
+class ConfigTableResolver final : public PathResolver {
   // Resolves exactly the paths in its table (path -> canonical path); anything else is missing.
  public:
-  explicit TableResolver(std::map<std::string, std::string> table) : table_(std::move(table)) {}
+  explicit ConfigTableResolver(std::map<std::string, std::string> table)
+      : table_(std::move(table)) {}
   ResolvedPath realPath(const std::string& path) const override {
     auto it = table_.find(path);
     if (it == table_.end()) return ResolvedPath{std::nullopt, ENOENT};
@@ -38,11 +39,11 @@ class TableResolver final : public PathResolver {
   std::map<std::string, std::string> table_;
 };
 
-const TableResolver USUAL_ROOTS({{"/usr/bin", "/usr/bin"},
-                                 {"/bin", "/usr/bin"},
-                                 {"/bin/", "/usr/bin"},
-                                 {"/work", "/work"},
-                                 {"/data", "/data"}});
+const ConfigTableResolver USUAL_ROOTS({{"/usr/bin", "/usr/bin"},
+                                       {"/bin", "/usr/bin"},
+                                       {"/bin/", "/usr/bin"},
+                                       {"/work", "/work"},
+                                       {"/data", "/data"}});
 
 OperatorPolicyLoad load(const Env& env, const PathResolver& resolver = USUAL_ROOTS) {
   return loadOperatorPolicy(lookupIn(env), "/work", resolver);
@@ -187,7 +188,7 @@ TEST(PolicyConfig, FailsOnAMissingRootEvenWhileCaptureIsDisabled) {
 }
 
 TEST(PolicyConfig, ResolvesRelativeRootsAgainstTheGivenDirectory) {
-  const TableResolver resolver(
+  const ConfigTableResolver resolver(
       std::map<std::string, std::string>{{"/work/tools/../bin", "/work/bin"}});
   OperatorPolicyLoad loaded = loadOperatorPolicy(
       lookupIn({{"REA_PROCESS_EXECUTABLE_ROOTS_JSON", R"(["tools/../bin"])"}}), "/work", resolver);

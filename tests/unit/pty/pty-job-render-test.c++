@@ -77,18 +77,26 @@ TEST(PtyJobRender, ADispatchedResizeResizesTheEmulatorAndCapturesAFrame) {
   EXPECT_EQ(frames.back()->rendered->lines[0], "abcd ");
 }
 
-TEST(PtyJobRender, TheRenderedBudgetDropsFramesButNotOutput) {
+TEST(PtyJobRender, PastTheRenderedBudgetFramesReplaceOthersAndOnlyAnOversizedOneIsDropped) {
+  // A15: a 12x3 frame costs >= 36 bytes of lines plus its state; with room for two, the third
+  // is still emitted (the supervisor lets it replace the newest), so nothing is truncated.
   auto config = program("/bin/sh", "printf a; sleep 0.1; printf b; sleep 0.1; printf c");
-  config.renderMaxBytes = 90;  // a 12x3 frame costs >= 36 bytes of lines plus its state
+  config.renderMaxBytes = 90;
   auto result = run(kj::mv(config));
   std::string output;
   for (auto* e : result.of(Event::Kind::OUTPUT))
     output += e->output;
   EXPECT_EQ(output, "abc");
-  EXPECT_EQ(result.of(Event::Kind::RENDERED).size(), 2u);
-  EXPECT_EQ(result.summary.renderedFrames, 2u);
-  EXPECT_TRUE(result.summary.renderTruncated);
-  EXPECT_FALSE(result.summary.truncated);  // the raw budget is separate
+  EXPECT_EQ(result.of(Event::Kind::RENDERED).size(), 3u);
+  EXPECT_EQ(result.summary.renderedFrames, 3u);
+  EXPECT_FALSE(result.summary.renderTruncated);
+
+  auto tiny = program("/bin/sh", "printf a; sleep 0.1; printf b");
+  tiny.renderMaxBytes = 30;  // not even the lines of one frame
+  auto dropped = run(kj::mv(tiny));
+  EXPECT_EQ(dropped.of(Event::Kind::RENDERED).size(), 0u);
+  EXPECT_TRUE(dropped.summary.renderTruncated);
+  EXPECT_FALSE(dropped.summary.truncated);  // the raw budget is separate
 }
 
 TEST(PtyJobRender, TerminalQueriesAreAnsweredToTheTargetAndReported) {

@@ -266,13 +266,30 @@ TEST(PtyJob, ByteLimitDropsWholeChunksButAcceptsALaterSmallerOne) {
   EXPECT_EQ(result.summary.droppedChunks, 1u);
 }
 
-TEST(PtyJob, FrameLimitDropsLaterChunks) {
+TEST(PtyJob, TheFrameLimitDropsNoChunk) {
+  // A15: reads past limits.frames are joined to the last frame by the supervisor, not dropped.
   auto config = shell("printf one; sleep 0.3; printf two; sleep 0.3; printf three");
   config.maxFrames = 1;
   auto result = run(kj::mv(config));
-  EXPECT_EQ(result.output(), "one");
-  EXPECT_TRUE(result.summary.truncated);
-  EXPECT_EQ(result.summary.droppedChunks, 2u);
+  EXPECT_EQ(result.output(), "onetwothree");
+  EXPECT_FALSE(result.summary.truncated);
+  EXPECT_EQ(result.summary.droppedChunks, 0u);
+}
+
+TEST(PtyJob, EverythingWrittenBeforeTheExitIsEmittedBeforeIt) {
+  // A15 causal order: the last write and the exit race through the tty layer; the exit report
+  // waits until the PTY drained, every time.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto result = run(shell("printf 'first\\n'; printf 'last words'"));
+    bool exited = false;
+    std::string before;
+    for (auto& e : result.events) {
+      if (e.kind == Event::Kind::EXITED) exited = true;
+      if (!exited && e.kind == Event::Kind::OUTPUT) before += e.output;
+    }
+    EXPECT_TRUE(exited);
+    EXPECT_EQ(before, "first\r\nlast words") << "attempt " << attempt;
+  }
 }
 
 TEST(PtyJob, DrainsOutputOfADescendantAfterTheRootExited) {

@@ -9,14 +9,14 @@ namespace {
 using evidence::NormaliseContext;
 
 PtyRenderedFrame frameOf(uint64_t atNs, std::vector<std::string> lines, std::string state,
-                         size_t chunksBefore) {
+                         uint64_t bytesBefore) {
   PtyRenderedFrame frame;
   frame.atNs = atNs;
   frame.columns = int(lines.empty() ? 1 : lines[0].size());
   frame.rows = int(lines.size());
   frame.lines = std::move(lines);
   frame.serializedState = std::move(state);
-  frame.chunksBefore = chunksBefore;
+  frame.bytesBefore = bytesBefore;
   return frame;
 }
 
@@ -47,8 +47,8 @@ TEST(AssembleRendered, RedactsAValueInterruptedByEscapesAndRowBreaksButKeepsTheE
 TEST(AssembleRendered, APrefixOfAValueSplitAcrossReadsIsRedactedInTheFrameBetweenThem) {
   PtyRecord pty;
   pty.output = {{1000000, "id: hun"}, {2000000, "ter42\r\n"}};
-  pty.rendered = {frameOf(1000000, {"id: hun   ", "          "}, "id: hun", 1),
-                  frameOf(2000000, {"id: hunter", "42        "}, "id: hunter\r\n42", 2)};
+  pty.rendered = {frameOf(1000000, {"id: hun   ", "          "}, "id: hun", 7),
+                  frameOf(2000000, {"id: hunter", "42        "}, "id: hunter\r\n42", 14)};
   auto out = assembleRenderedFrames(pty, msOf, secretContext(), 100, 100000);
   ASSERT_EQ(out.frames.size(), 2u);
   EXPECT_EQ(out.frames[0].lines[0], "id: <redacted>   ");
@@ -61,7 +61,7 @@ TEST(AssembleRendered, APrefixOfAValueSplitAcrossReadsIsRedactedInTheFrameBetwee
 TEST(AssembleRendered, NormalisesLinesAndStateLikeTerminalTextAndBucketsTimes) {
   PtyRecord pty;
   pty.output = {{15000000, "/work/x"}};
-  pty.rendered = {frameOf(15000000, {"/work/x "}, "/work/x", 1)};
+  pty.rendered = {frameOf(15000000, {"/work/x "}, "/work/x", 7)};
   pty.rendered[0].cursorX = 7;
   pty.rendered[0].alternate = true;
   NormaliseContext context;
@@ -75,21 +75,27 @@ TEST(AssembleRendered, NormalisesLinesAndStateLikeTerminalTextAndBucketsTimes) {
   EXPECT_EQ(out.frames[0].activeBuffer, evidence::ActiveBuffer::ALTERNATE);
 }
 
-TEST(AssembleRendered, CountsTheBudgetOnNormalisedFramesAndRenumbers) {
+TEST(AssembleRendered, CountsTheBudgetOnNormalisedFramesReplacingTheNewestAndRenumbers) {
   PtyRecord pty;
   pty.output = {{1000000, "a"}, {2000000, "b"}, {3000000, "c"}};
   for (uint64_t i = 0; i < 3; ++i) {
-    pty.rendered.push_back(frameOf((i + 1) * 1000000, {"abc"}, "abc", size_t(i + 1)));
+    pty.rendered.push_back(frameOf((i + 1) * 10000000, {"abc"}, "abc", i + 1));  // 6 bytes each
   }
   PtyRecord copy = pty;  // each call consumes the rendered frames' text
+  // A15: past the budget a frame replaces the newest, so the last screen is always there.
   auto bytes = assembleRenderedFrames(copy, msOf, NormaliseContext(), 100, 12);
-  EXPECT_EQ(bytes.frames.size(), 2u);
-  EXPECT_TRUE(bytes.truncated);
+  ASSERT_EQ(bytes.frames.size(), 2u);
+  EXPECT_EQ(bytes.frames[1].atMs, 30);  // the third frame replaced the second
+  EXPECT_FALSE(bytes.truncated);
   copy = pty;
   auto frames = assembleRenderedFrames(copy, msOf, NormaliseContext(), 1, 1000);
   ASSERT_EQ(frames.frames.size(), 1u);
   EXPECT_EQ(frames.frames[0].sequence, 0);
-  EXPECT_TRUE(frames.truncated);
+  EXPECT_FALSE(frames.truncated);
+  copy = pty;
+  auto none = assembleRenderedFrames(copy, msOf, NormaliseContext(), 100, 5);
+  EXPECT_TRUE(none.frames.empty());  // one frame alone is costlier than the budget
+  EXPECT_TRUE(none.truncated);
   auto all = assembleRenderedFrames(pty, msOf, NormaliseContext(), 3, 18);
   ASSERT_EQ(all.frames.size(), 3u);
   EXPECT_EQ(all.frames[2].sequence, 2);

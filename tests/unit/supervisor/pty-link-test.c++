@@ -424,7 +424,10 @@ TEST(PtyLink, CarriesRenderedFramesAndAnsweredQueriesFromTheRealHelper) {
   EXPECT_EQ(last.lines, (std::vector<std::string>{"ab        ", "ok        ", "          "}));
   EXPECT_EQ(last.cursorX, 2);
   EXPECT_EQ(last.cursorY, 1);
-  EXPECT_EQ(last.chunksBefore, record.output.size());
+  size_t outputBytes = 0;
+  for (const auto& chunk : record.output)
+    outputBytes += chunk.data.size();
+  EXPECT_EQ(last.bytesBefore, outputBytes);
   EXPECT_FALSE(record.renderTruncated);
   for (size_t i = 1; i < record.rendered.size(); ++i)
     EXPECT_GE(record.rendered[i].atNs, record.rendered[i - 1].atNs);
