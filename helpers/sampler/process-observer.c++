@@ -10,6 +10,7 @@
 #include "helpers/common/clock.h"
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/event-tracker.h"
+#include "helpers/sampler/exec-notifier.h"
 #include "helpers/sampler/proc-connector.h"
 #include "helpers/sampler/process-walker.h"
 
@@ -83,6 +84,9 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
       leaderSink(kj::heap<LeaderSink>(sink)),
       recorder(config.maxProcesses, *leaderSink) {
   KJ_REQUIRE(!config.runToken.empty(), "a capture needs a run token");
+  kj::AutoCloseFd execChannel;
+  if (config.execChannel >= 0) execChannel = kj::AutoCloseFd(config.execChannel);
+  config.execChannel = -1;
   if (config.forceSampled) {
     whySampled = "sampling forced";
     return;
@@ -110,6 +114,16 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
     connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
         eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
     if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
+    if (config.execNotify) {
+      // Probed now: after the lock-down the seccomp syscall is not ours to make.
+      execWhyNot = execNotifyUnavailableReason();
+      if (execChannel == nullptr) execWhyNot = "the sampler has no exec channel";
+      if (execWhyNot.empty()) {
+        notifier = kj::heap<ExecNotifier>(
+            eventPort, kj::mv(execChannel),
+            [this](pid_t pid, std::string command) { noteExecRequest(pid, kj::mv(command)); });
+      }
+    }
     observation = followEvents().eagerlyEvaluate([this](kj::Exception&& exception) {
       KJ_LOG(ERROR, "process event observation failed; samples are partial", exception);
       recorder.markPartial();
@@ -125,23 +139,71 @@ bool ProcessObserver::bornInCaptureCgroup(pid_t pid) {
   return read.text.find(wanted) != std::string::npos;
 }
 
+bool ProcessObserver::launchedFromOutside(pid_t parentPid) {
+  // The launcher lives outside the capture cgroup for the whole capture; a parent we cannot
+  // read is not proof (a root that forked and died at once looks like that to its child).
+  auto read = readProcFile("/proc/" + std::to_string(parentPid) + "/cgroup");
+  if (read.status != ProcRead::OK) return false;
+  return read.text.find("0::" + cgroupRelativePath + "\n") == std::string::npos;
+}
+
 void ProcessObserver::handleEvent(const ProcEvent& event) {
-  if (tracker.get() == nullptr) {
-    if (event.kind == ProcEvent::FORK && !started && bornInCaptureCgroup(event.pid)) {
-      // The first process born in the fresh capture cgroup is the root (launcher contract).
-      rootPid = event.pid;
-      tracker = makeTracker();
-      early.clear();
+  if (!started) {
+    if (history.size() < 100000) {
+      history.push_back(event);
     } else {
-      if (early.size() < 100000) {
-        early.push_back(event);
-      } else {
-        earlyOverflow = true;
-      }
-      return;
+      historyOverflow = true;
     }
   }
+  if (tracker.get() == nullptr) {
+    if (event.kind != ProcEvent::FORK || started || !bornInCaptureCgroup(event.pid) ||
+        !launchedFromOutside(event.parentPid)) {
+      return;  // kept in `history` for start()
+    }
+    // The first process born in the fresh capture cgroup from outside it is the root
+    // (launcher contract); start() checks the guess.
+    rootPid = event.pid;
+    tracker = makeTracker();
+  }
   tracker->handle(event);
+}
+
+ExecObservation ProcessObserver::execObservation() const {
+  if (!exact) return ExecObservation::NONE;
+  if (notifier.get() != nullptr && notifier->received()) return ExecObservation::SECCOMP_NOTIFY;
+  return ExecObservation::PROCFS;
+}
+
+std::string ProcessObserver::execProblem() const {
+  if (notifier.get() == nullptr || notifier->received()) return execWhyNot;
+  if (!notifier->problem().empty()) return notifier->problem();
+  return "the target sent no exec listener";
+}
+
+void ProcessObserver::noteExecRequest(pid_t pid, std::string command) {
+  // Everything the kernel queued so far precedes this exec's own event (it comes only once we
+  // answer): read it all, so that the count of read EXEC events of `pid` is exact.
+  if (connector.get() != nullptr) {
+    do {
+      readConnector();
+    } while (!queueEmpty);
+  }
+  auto read = execsRead.find(pid);
+  uint32_t ordinal = (read == execsRead.end() ? 0 : read->second) + 1;
+  notifiedExecs[pid] = NotifiedExec{ordinal, kj::mv(command)};
+}
+
+kj::Maybe<std::string> ProcessObserver::takeNotifiedCommand(pid_t pid) {
+  auto found = notifiedExecs.find(pid);
+  if (found == notifiedExecs.end()) return nullptr;
+  uint32_t handled = execsHandled[pid];
+  if (found->second.ordinal == handled) {
+    std::string command = kj::mv(found->second.command);
+    notifiedExecs.erase(found);
+    return kj::mv(command);
+  }
+  if (found->second.ordinal < handled) notifiedExecs.erase(found);  // its event was lost
+  return nullptr;
 }
 
 ProcessObserver::~ProcessObserver() noexcept(false) {
@@ -161,22 +223,24 @@ void ProcessObserver::start(pid_t root) {
   KJ_REQUIRE(root > 0, "the root pid must be positive", root);
   started = true;
   if (connector.get() != nullptr) {
-    if (tracker.get() != nullptr) {
-      if (rootPid != root) {
-        KJ_LOG(ERROR, "the launcher's root is not the first process born in the capture cgroup",
-               root, rootPid);
-        recorder.markPartial();
-      }
+    if (tracker.get() != nullptr && rootPid == root) {
+      history.clear();
       return;
     }
-    // The root's fork was not identified live (it left before we looked): replay what came,
-    // through the pending queue so that each exec sees what followed it.
+    // The root's fork was not identified live (it left before we looked), or under load the
+    // guess was wrong (another process of the group was read first): follow the launcher's
+    // root from what came before start(), replayed through the pending queue so that each exec
+    // sees what followed it. Rows a wrong guess recorded are genuine descendants' rows; the
+    // recorder keeps the row times non-decreasing.
     rootPid = root;
     tracker = makeTracker();
-    if (earlyOverflow) recorder.markPartial();
+    if (historyOverflow) recorder.markPartial();
     // They precede whatever a flood left unhandled (drains handle a bounded share per turn).
-    auto replay = kj::mv(early);
-    early.clear();
+    auto replay = kj::mv(history);
+    history.clear();
+    for (auto& event : replay) {
+      if (event.kind == ProcEvent::EXEC) --execsHandled[event.pid];  // handled again below
+    }
     pending.insert(pending.begin() + static_cast<ptrdiff_t>(nextPending), replay.begin(),
                    replay.end());
     countPendingExecs(nextPending, nextPending + replay.size());
@@ -197,7 +261,8 @@ kj::Own<EventTracker> ProcessObserver::makeTracker() {
   CaptureCgroup& cgroupRef = *group;
   return kj::heap<EventTracker>(
       rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); }, liveProcReader(),
-      [this](pid_t pid) { return laterExecQueued(pid); });
+      [this](pid_t pid) { return laterExecQueued(pid); },
+      [this](pid_t pid) { return takeNotifiedCommand(pid); });
 }
 
 void ProcessObserver::countPendingExecs(size_t from, size_t to) {
@@ -210,6 +275,9 @@ void ProcessObserver::readConnector() {
   size_t before = pending.size();
   queueEmpty = connector->readAvailable(pending);
   countPendingExecs(before, pending.size());
+  for (size_t i = before; i < pending.size(); ++i) {
+    if (pending[i].kind == ProcEvent::EXEC) ++execsRead[pending[i].pid];
+  }
 }
 
 bool ProcessObserver::laterExecQueued(pid_t pid) {
@@ -229,6 +297,7 @@ void ProcessObserver::handlePending(size_t budget) {
     if (event.kind == ProcEvent::EXEC) {
       auto found = pendingExecs.find(event.pid);
       if (found != pendingExecs.end() && --found->second == 0) pendingExecs.erase(found);
+      ++execsHandled[event.pid];
     }
     handleEvent(event);
   }

@@ -2,8 +2,9 @@
 // The raw process samples of a capture (SPEC B §4.3 ProcessSample before renumbering, §6.8) and
 // the rule deciding which ones are recorded: a row is skipped when its (ppid, command, pgid, sid)
 // equals the last recorded tuple for that pid; once `limits.processes` rows are recorded every
-// further new row sets `partial` instead. Both observation modes feed rows through this rule.
-// Owns: the per-pid last recorded tuples.
+// further new row sets `partial` instead. A row with an empty command (an exited or exiting
+// process, B's "live -> exited") is never recorded (A15). Both observation modes feed rows through
+// this rule. Owns: the per-pid last recorded tuples.
 //
 // Errors: none; a full recorder is a result (`isPartial()`).
 
@@ -66,6 +67,7 @@ class SampleRecorder {
   ProcessSink& sink;
   std::unordered_map<pid_t, Tuple> last;
   uint32_t recorded = 0;
+  uint64_t lastAtNs = 0;
   uint32_t unreadCommands = 0;
   bool partial = false;
 };
