@@ -4,11 +4,13 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <kj/debug.h>
@@ -83,8 +85,18 @@ bool readArguments(const struct seccomp_notif& request, std::string& cmdline) {
 
 std::string execNotifyUnavailableReason() {
   uint32_t action = SECCOMP_RET_USER_NOTIF;
-  if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0) return "";
-  return std::string("seccomp user notification is not available here (") + strerror(errno) + ")";
+  if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0) {
+    return std::string("seccomp user notification is not available here (") + strerror(errno) + ")";
+  }
+  // SECCOMP_USER_NOTIF_FLAG_CONTINUE came in Linux 5.5 (USER_NOTIF in 5.0): without it an
+  // answer could only deny or fake the exec, so older kernels keep the /proc path.
+  struct utsname name;
+  int major = 0, minor = 0;
+  if (uname(&name) != 0 || sscanf(name.release, "%d.%d", &major, &minor) != 2 || major < 5 ||
+      (major == 5 && minor < 5)) {
+    return "this kernel cannot let a notified exec continue (Linux 5.5 needed)";
+  }
+  return "";
 }
 
 ExecNotifier::ExecNotifier(kj::UnixEventPort& eventPort, kj::AutoCloseFd channelParam,
