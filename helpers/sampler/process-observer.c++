@@ -207,6 +207,7 @@ kj::Maybe<std::string> ProcessObserver::takeNotifiedCommand(pid_t pid) {
 }
 
 ProcessObserver::~ProcessObserver() noexcept(false) {
+  notifier = nullptr;  // first: its callback uses the members below
   observation = nullptr;
   boost = nullptr;
   connectorWatch = nullptr;
