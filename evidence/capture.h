@@ -283,8 +283,8 @@ struct Manifest {
   std::string replayPlanSha256;
   std::optional<ProcessObservation> processObservation;  // ours (A8); absent in REA captures
   std::optional<ExecObservation> execObservation;
-  // ours (A15), exact mode only: each exec seen before it happened (seccomp user notification)
-  // or its command line read from /proc after the kernel's exec event
+  // ours (A15): each exec seen before it happened (seccomp user notification, either mode) or,
+  // exact mode, its command line read from /proc after the kernel's exec event
 };
 
 struct Capture {

@@ -49,8 +49,8 @@ std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const Sampl
   out.cgroupPath = textOf(in.getCgroupPath());
   out.sampledReason = in.getSampledReason();
   out.execNotify = in.getExecNotify();
-  if (out.execNotify && (!out.exact || !plan.execNotify)) {
-    return "exec notification offered although not asked for in exact mode";
+  if (out.execNotify && (!plan.execNotify || plan.forceSampled)) {
+    return "exec notification offered although not asked for";
   }
   if (!out.cgroupPath.empty() && !isCaptureCgroupPath(out.cgroupPath, plan.runToken)) {
     return "a cgroup path that is not the capture's";

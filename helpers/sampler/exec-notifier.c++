@@ -1,6 +1,7 @@
 #include "helpers/sampler/exec-notifier.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -56,17 +57,30 @@ bool readRemoteString(pid_t pid, uint64_t address, std::string& out) {
   }
 }
 
-// argv of a paused execve/execveat, joined with NULs like /proc/PID/cmdline; false when it
-// cannot be read (then /proc is asked after the exec, as without this observation).
-bool readArguments(const struct seccomp_notif& request, std::string& cmdline) {
+// argv of a paused execve/execveat, joined with NULs like /proc/PID/cmdline, and the program's
+// path (ExecRequest::path); false when argv cannot be read (then /proc is asked after the exec,
+// as without this observation).
+bool readArguments(const struct seccomp_notif& request, std::string& cmdline, std::string& path) {
   if (NATIVE_ARCH == 0 || request.data.arch != NATIVE_ARCH) return false;
-  uint64_t argv;
+  uint64_t argv, pathAddress;
+  bool relativeToCwd = true;
   if (request.data.nr == __NR_execve) {
+    pathAddress = request.data.args[0];
     argv = request.data.args[1];
   } else if (request.data.nr == __NR_execveat) {
+    pathAddress = request.data.args[1];
     argv = request.data.args[2];
+    relativeToCwd = int(request.data.args[0]) == AT_FDCWD;
   } else {
     return false;
+  }
+  std::string program;
+  if (pathAddress != 0 && readRemoteString(request.pid, pathAddress, program) && !program.empty()) {
+    if (program[0] == '/') {
+      path = program;
+    } else if (relativeToCwd) {
+      path = "/proc/" + std::to_string(request.pid) + "/cwd/" + program;
+    }
   }
   if (argv == 0) return false;
   for (size_t index = 0; index < MAX_ARGUMENTS; ++index) {
@@ -100,7 +114,7 @@ std::string execNotifyUnavailableReason() {
 }
 
 ExecNotifier::ExecNotifier(kj::UnixEventPort& eventPort, kj::AutoCloseFd channelParam,
-                           std::function<void(pid_t, std::string)> onExec)
+                           std::function<void(ExecRequest)> onExec)
     : eventPort(eventPort), channel(kj::mv(channelParam)), onExec(kj::mv(onExec)) {
   channelWatch = kj::heap<kj::UnixEventPort::FdObserver>(
       eventPort, channel.get(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
@@ -208,12 +222,12 @@ void ExecNotifier::answerOne() {
     return;
   }
   ++notified;
-  std::string cmdline;
-  bool read = request.pid > 0 && readArguments(request, cmdline);
+  std::string cmdline, path;
+  bool read = request.pid > 0 && readArguments(request, cmdline, path);
   // The caller may have died (and its pid been reused) while we read: only a still-valid
   // notification vouches for what was read.
   if (read && ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &request.id) == 0) {
-    onExec(pid_t(request.pid), commandFromCmdline(cmdline));
+    onExec(ExecRequest{pid_t(request.pid), commandFromCmdline(cmdline), kj::mv(path)});
   } else {
     ++unread;
   }

@@ -11,7 +11,7 @@
 // call from another ABI); nothing is ever denied. The observation is not a security boundary
 // (another thread of the caller may change argv between our read and the kernel's).
 // `onExec` is called for an exec that may still fail (ENOENT on a PATH entry): the caller
-// matches it with the kernel's exec event.
+// matches it with the kernel's exec event, or (sampled mode, no events) checks the program.
 //
 // Runs on the caller's kj event loop (the sampler's). Owns the channel and the listener: when
 // it is destroyed the listener closes and the kernel fails later execs of the target's tree
@@ -34,10 +34,18 @@ namespace rea::helper {
 std::string execNotifyUnavailableReason();
 // "" when this kernel supports SECCOMP_RET_USER_NOTIF (SECCOMP_GET_ACTION_AVAIL), else why not.
 
+struct ExecRequest {
+  pid_t pid;            // the caller (a thread id when a non-leader thread execs)
+  std::string command;  // argv as /proc/PID/cmdline would show it (commandFromCmdline)
+  std::string path;     // the program as passed, resolved against the caller's cwd when
+                        // relative ("/proc/PID/cwd/..."); "" when it cannot be told (execveat
+                        // with a directory fd, AT_EMPTY_PATH)
+};
+
 class ExecNotifier {
  public:
   ExecNotifier(kj::UnixEventPort& eventPort, kj::AutoCloseFd channel,
-               std::function<void(pid_t pid, std::string command)> onExec);
+               std::function<void(ExecRequest)> onExec);
   // Starts waiting for the target's message on `channel` at once.
   ~ExecNotifier() noexcept(false);
   KJ_DISALLOW_COPY(ExecNotifier);
@@ -54,7 +62,7 @@ class ExecNotifier {
   kj::UnixEventPort& eventPort;
   kj::AutoCloseFd channel;
   kj::AutoCloseFd listener;
-  std::function<void(pid_t, std::string)> onExec;
+  std::function<void(ExecRequest)> onExec;
   kj::Own<kj::UnixEventPort::FdObserver> channelWatch;  // destroyed before the fds they watch
   kj::Own<kj::UnixEventPort::FdObserver> listenerWatch;
   kj::Maybe<kj::Promise<void>> task;

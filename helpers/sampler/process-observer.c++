@@ -1,6 +1,7 @@
 #include "helpers/sampler/process-observer.h"
 
 #include <sched.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <vector>
@@ -88,9 +89,10 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
   if (config.execChannel >= 0) execChannel = kj::AutoCloseFd(config.execChannel);
   config.execChannel = -1;
   if (config.forceSampled) {
-    whySampled = "sampling forced";
+    whySampled = "sampling forced";  // the baseline's behaviour: no exec observation either
     return;
   }
+  KJ_ON_SCOPE_SUCCESS(if (config.execNotify) startExecNotifier(kj::mv(execChannel)));
   auto made = CaptureCgroup::create(config.runToken);
   if (made.is<std::string>()) {
     whySampled = made.get<std::string>();
@@ -114,16 +116,6 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
     connectorWatch = kj::heap<kj::UnixEventPort::FdObserver>(
         eventPort, connector->fd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
     if (config.realtimeEvents) boost = kj::heap<RealtimeBoost>();
-    if (config.execNotify) {
-      // Probed now: after the lock-down the seccomp syscall is not ours to make.
-      execWhyNot = execNotifyUnavailableReason();
-      if (execChannel == nullptr) execWhyNot = "the sampler has no exec channel";
-      if (execWhyNot.empty()) {
-        notifier = kj::heap<ExecNotifier>(
-            eventPort, kj::mv(execChannel),
-            [this](pid_t pid, std::string command) { noteExecRequest(pid, kj::mv(command)); });
-      }
-    }
     observation = followEvents().eagerlyEvaluate([this](kj::Exception&& exception) {
       KJ_LOG(ERROR, "process event observation failed; samples are partial", exception);
       recorder.markPartial();
@@ -168,10 +160,47 @@ void ProcessObserver::handleEvent(const ProcEvent& event) {
   tracker->handle(event);
 }
 
+void ProcessObserver::startExecNotifier(kj::AutoCloseFd channel) {
+  // Probed now: after the lock-down the seccomp syscall is not ours to make.
+  execWhyNot = execNotifyUnavailableReason();
+  if (channel == nullptr) execWhyNot = "the sampler has no exec channel";
+  if (!execWhyNot.empty()) return;
+  notifier = kj::heap<ExecNotifier>(eventPort, kj::mv(channel), [this](ExecRequest request) {
+    if (exact) {
+      noteExecRequest(request.pid, kj::mv(request.command));
+    } else {
+      recordSampledExec(kj::mv(request));
+    }
+  });
+}
+
+void ProcessObserver::recordSampledExec(ExecRequest request) {
+  // Sampled mode has no exec events to confirm an exec: the row is recorded now, while the
+  // caller waits, for a program that exists and is executable (a PATH search tries entries
+  // that do not). Ids are read from the paused caller, whose /proc cannot race its exit.
+  if (stopped || request.command.empty()) return;
+  if (!request.path.empty()) {
+    struct stat info;
+    if (stat(request.path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        (info.st_mode & 0111) == 0) {
+      return;
+    }
+  }
+  KJ_IF_MAYBE (s, readStat(request.pid)) {
+    ProcessRecord row{monotonicNowNs(), request.pid, s->ppid,
+                      s->pgid,          s->sid,      kj::mv(request.command)};
+    if (started) {
+      recorder.offer(row);
+    } else if (sampledExecsBeforeStart.size() < 100000) {
+      sampledExecsBeforeStart.push_back(kj::mv(row));  // the root's own first exec is here
+    }
+  }
+}
+
 ExecObservation ProcessObserver::execObservation() const {
-  if (!exact) return ExecObservation::NONE;
-  if (notifier.get() != nullptr && notifier->received()) return ExecObservation::SECCOMP_NOTIFY;
-  return ExecObservation::PROCFS;
+  bool notified = notifier.get() != nullptr && notifier->received();
+  if (!exact) return notified ? ExecObservation::SECCOMP_NOTIFY : ExecObservation::NONE;
+  return notified ? ExecObservation::SECCOMP_NOTIFY : ExecObservation::PROCFS;
 }
 
 std::string ProcessObserver::execProblem() const {
@@ -250,6 +279,9 @@ void ProcessObserver::start(pid_t root) {
     }
   } else {
     rootPid = root;
+    for (auto& row : sampledExecsBeforeStart)
+      recorder.offer(row);
+    sampledExecsBeforeStart.clear();
     walker = kj::heap<ProcessWalker>(rootPid, config.runToken, config.maxProcesses, recorder);
     observation = samplePasses().eagerlyEvaluate([this](kj::Exception&& exception) {
       KJ_LOG(ERROR, "process sampling failed; samples are partial", exception);

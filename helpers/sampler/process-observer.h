@@ -49,6 +49,7 @@ namespace rea::helper {
 
 class CaptureCgroup;
 class ExecNotifier;
+struct ExecRequest;
 class ProcConnector;
 class EventTracker;
 class ProcessWalker;
@@ -75,7 +76,8 @@ struct ObserverConfig {
 
 enum class ExecObservation { NONE, PROCFS, SECCOMP_NOTIFY };
 // How execs' command lines are observed: not at all as events (sampled), from /proc after the
-// kernel's exec event, or kernel-side before the exec (the manifest's exec_observation).
+// kernel's exec event (exact), or kernel-side before the exec (either mode; the manifest's
+// exec_observation).
 
 class ProcessObserver {
  public:
@@ -113,8 +115,9 @@ class ProcessObserver {
   // is removed and run-token carriers outside it are named and killed (cleanup.h).
 
   bool execNotifyOffered() const { return notifier.get() != nullptr; }
-  // Exact mode with the exec channel and a kernel that has seccomp user notification: the
-  // launcher is to install the exec filter (PtyConfig.execNotify).
+  // Not forced sampled, with the exec channel and a kernel that has seccomp user notification:
+  // the launcher is to install the exec filter (PtyConfig.execNotify). Exact mode takes each
+  // exec's command for its kernel exec event; sampled mode records each exec as a row at once.
   ExecObservation execObservation() const;
   std::string execProblem() const;
   // Why kernel-side observation was asked for and is not in use ("" otherwise).
@@ -186,6 +189,10 @@ class ProcessObserver {
   std::unordered_map<pid_t, uint32_t> execsHandled;
   std::unordered_map<pid_t, NotifiedExec> notifiedExecs;
   void noteExecRequest(pid_t pid, std::string command);
+  // Sampled mode with kernel-side exec observation: each exec is a row of its own.
+  std::vector<ProcessRecord> sampledExecsBeforeStart;
+  void startExecNotifier(kj::AutoCloseFd channel);
+  void recordSampledExec(ExecRequest request);
   kj::Maybe<std::string> takeNotifiedCommand(pid_t pid);
 
   bool bornInCaptureCgroup(pid_t pid);
