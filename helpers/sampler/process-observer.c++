@@ -222,6 +222,19 @@ void ProcessObserver::noteExecRequest(pid_t pid, std::string command) {
   notifiedExecs[pid] = NotifiedExec{ordinal, kj::mv(command)};
 }
 
+void ProcessObserver::forgetSettledExecCounts(pid_t pid) {
+  // The counts only matter while they differ or a notification waits: equal, both restart
+  // from zero together. (The connector reports every exec on the machine; this keeps the maps
+  // to the pids with exec events in flight.)
+  if (notifiedExecs.count(pid) != 0) return;
+  auto handled = execsHandled.find(pid);
+  auto read = execsRead.find(pid);
+  uint32_t readCount = read == execsRead.end() ? 0 : read->second;
+  if (handled == execsHandled.end() || handled->second != readCount) return;
+  execsHandled.erase(handled);
+  if (read != execsRead.end()) execsRead.erase(read);
+}
+
 kj::Maybe<std::string> ProcessObserver::takeNotifiedCommand(pid_t pid) {
   auto found = notifiedExecs.find(pid);
   if (found == notifiedExecs.end()) return nullptr;
@@ -333,6 +346,7 @@ void ProcessObserver::handlePending(size_t budget) {
       ++execsHandled[event.pid];
     }
     handleEvent(event);
+    if (event.kind == ProcEvent::EXEC) forgetSettledExecCounts(event.pid);
   }
   if (nextPending == pending.size()) {
     pending.clear();

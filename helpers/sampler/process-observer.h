@@ -194,6 +194,7 @@ class ProcessObserver {
   void startExecNotifier(kj::AutoCloseFd channel);
   void recordSampledExec(ExecRequest request);
   kj::Maybe<std::string> takeNotifiedCommand(pid_t pid);
+  void forgetSettledExecCounts(pid_t pid);
 
   bool bornInCaptureCgroup(pid_t pid);
   kj::Own<EventTracker> makeTracker();
