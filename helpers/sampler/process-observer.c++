@@ -165,6 +165,21 @@ void ProcessObserver::startExecNotifier(kj::AutoCloseFd channel) {
   execWhyNot = execNotifyUnavailableReason();
   if (channel == nullptr) execWhyNot = "the sampler has no exec channel";
   if (!execWhyNot.empty()) return;
+  if (!exact) {
+    // A pass may read a process whose notified exec is still under way (we answered; the
+    // kernel has not swapped the image yet): that older command is not a new row. Exec keeps
+    // the start time, so a different one is another process with the same pid.
+    recorder.setFilter([this](const ProcessRecord& row) {
+      auto found = lastNotifiedExec.find(row.pid);
+      if (found == lastNotifiedExec.end() || found->second.command == row.command) return true;
+      KJ_IF_MAYBE (s, readStat(row.pid)) {
+        if (s->startTime == found->second.startTime) return false;
+        lastNotifiedExec.erase(found);
+        return true;
+      }
+      return false;
+    });
+  }
   notifier = kj::heap<ExecNotifier>(eventPort, kj::mv(channel), [this](ExecRequest request) {
     if (exact) {
       noteExecRequest(request.pid, kj::mv(request.command));
@@ -189,8 +204,9 @@ void ProcessObserver::recordSampledExec(ExecRequest request) {
   KJ_IF_MAYBE (s, readStat(request.pid)) {
     ProcessRecord row{monotonicNowNs(), request.pid, s->ppid,
                       s->pgid,          s->sid,      kj::mv(request.command)};
+    lastNotifiedExec[request.pid] = LastExec{s->startTime, row.command};
     if (started) {
-      recorder.offer(row);
+      recorder.offerUnfiltered(row);
     } else if (sampledExecsBeforeStart.size() < 100000) {
       sampledExecsBeforeStart.push_back(kj::mv(row));  // the root's own first exec is here
     }
@@ -293,7 +309,7 @@ void ProcessObserver::start(pid_t root) {
   } else {
     rootPid = root;
     for (auto& row : sampledExecsBeforeStart)
-      recorder.offer(row);
+      recorder.offerUnfiltered(row);
     sampledExecsBeforeStart.clear();
     walker = kj::heap<ProcessWalker>(rootPid, config.runToken, config.maxProcesses, recorder);
     observation = samplePasses().eagerlyEvaluate([this](kj::Exception&& exception) {

@@ -191,6 +191,11 @@ class ProcessObserver {
   void noteExecRequest(pid_t pid, std::string command);
   // Sampled mode with kernel-side exec observation: each exec is a row of its own.
   std::vector<ProcessRecord> sampledExecsBeforeStart;
+  struct LastExec {
+    uint64_t startTime;
+    std::string command;
+  };
+  std::unordered_map<pid_t, LastExec> lastNotifiedExec;  // pass rows are checked against it
   void startExecNotifier(kj::AutoCloseFd channel);
   void recordSampledExec(ExecRequest request);
   kj::Maybe<std::string> takeNotifiedCommand(pid_t pid);

@@ -8,6 +8,11 @@ bool operator==(const ProcessRecord& a, const ProcessRecord& b) {
 }
 
 bool SampleRecorder::offer(const ProcessRecord& record) {
+  if (filter && !record.command.empty() && !filter(record)) return false;
+  return offerUnfiltered(record);
+}
+
+bool SampleRecorder::offerUnfiltered(const ProcessRecord& record) {
   if (record.command.empty()) {
     // A15: a process that is exiting (or gone) is never recorded with an empty command. Its pid
     // may come back as someone else's, so what was recorded for it is forgotten.

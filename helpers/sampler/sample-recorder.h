@@ -11,9 +11,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include <kj/common.h>
 
 namespace rea::helper {
 
@@ -42,7 +45,14 @@ class SampleRecorder {
   // `maxProcesses` is the scenario's limits.processes (1-10000).
 
   bool offer(const ProcessRecord& record);
-  // Records the row (true), or skips it as unchanged or over the limit (false).
+  // Records the row (true), or skips it as unchanged, refused by the filter or over the limit
+  // (false).
+  bool offerUnfiltered(const ProcessRecord& record);
+  // offer() without the filter.
+
+  void setFilter(std::function<bool(const ProcessRecord&)> accept) { filter = kj::mv(accept); }
+  // Rows offer() passes on only when `accept` says so (sampled mode with kernel-side exec
+  // observation: a pass must not re-record the image an exec already replaced).
 
   void markPartial() { partial = true; }
   // Observations were lost (a sampling error, a proc-connector overrun).
@@ -65,6 +75,7 @@ class SampleRecorder {
   };
   uint32_t maxProcesses;
   ProcessSink& sink;
+  std::function<bool(const ProcessRecord&)> filter;
   std::unordered_map<pid_t, Tuple> last;
   uint32_t recorded = 0;
   uint64_t lastAtNs = 0;
