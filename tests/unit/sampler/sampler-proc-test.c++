@@ -292,6 +292,26 @@ TEST(SamplerRecorder, RecordsAProcessAgainOnlyWhenItChanges) {
   EXPECT_FALSE(recorder.isPartial());
 }
 
+TEST(SamplerRecorder, AFilterRefusesPassRowsButNotNotifiedExecs) {
+  Rows sink;
+  SampleRecorder recorder(10, sink);
+  recorder.setFilter([](const ProcessRecord& row) { return row.command != "stale"; });
+  EXPECT_TRUE(recorder.offerUnfiltered({1, 100, 1, 100, 100, "new"}));
+  EXPECT_FALSE(recorder.offer({2, 100, 1, 100, 100, "stale"})) << "refused by the filter";
+  EXPECT_TRUE(recorder.offerUnfiltered({3, 100, 1, 100, 100, "stale"})) << "not filtered";
+  EXPECT_TRUE(recorder.offer({4, 101, 1, 100, 100, "other"}));
+  EXPECT_EQ(sink.rows.size(), 3u);
+}
+
+TEST(SamplerRecorder, RowTimesNeverGoBack) {
+  Rows sink;
+  SampleRecorder recorder(10, sink);
+  EXPECT_TRUE(recorder.offer({5, 100, 1, 100, 100, "a"}));
+  EXPECT_TRUE(recorder.offer({3, 101, 1, 100, 100, "b"})) << "a replayed older event";
+  ASSERT_EQ(sink.rows.size(), 2u);
+  EXPECT_EQ(sink.rows[1].atNs, 5u);
+}
+
 TEST(SamplerRecorder, StopsAtTheProcessLimitAndMarksPartial) {
   Rows sink;
   SampleRecorder recorder(2, sink);
