@@ -1,6 +1,7 @@
 #include "helpers/sampler/process-observer.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <map>
@@ -182,11 +183,22 @@ void ProcessObserver::startExecNotifier(kj::AutoCloseFd channel) {
   }
   notifier = kj::heap<ExecNotifier>(eventPort, kj::mv(channel), [this](ExecRequest request) {
     if (exact) {
-      noteExecRequest(request.pid, kj::mv(request.command));
+      pid_t process = threadGroupOf(request.pid);
+      if (process > 0) noteExecRequest(process, kj::mv(request.command));
     } else {
       recordSampledExec(kj::mv(request));
     }
   });
+}
+
+pid_t ProcessObserver::threadGroupOf(pid_t pid) {
+  // A non-leader thread's exec is notified under its thread id; the process it becomes (and
+  // its exec event) has the thread group's id. 0 when the caller is gone.
+  auto status = readProcFile("/proc/" + std::to_string(pid) + "/status");
+  if (status.status != ProcRead::OK) return 0;
+  size_t tgid = status.text.find("\nTgid:");
+  if (tgid == std::string::npos) return 0;
+  return pid_t(strtol(status.text.c_str() + tgid + 6, nullptr, 10));
 }
 
 void ProcessObserver::recordSampledExec(ExecRequest request) {
@@ -201,6 +213,8 @@ void ProcessObserver::recordSampledExec(ExecRequest request) {
       return;
     }
   }
+  request.pid = threadGroupOf(request.pid);
+  if (request.pid <= 0) return;
   KJ_IF_MAYBE (s, readStat(request.pid)) {
     ProcessRecord row{monotonicNowNs(), request.pid, s->ppid,
                       s->pgid,          s->sid,      kj::mv(request.command)};

@@ -198,6 +198,7 @@ class ProcessObserver {
   std::unordered_map<pid_t, LastExec> lastNotifiedExec;  // pass rows are checked against it
   void startExecNotifier(kj::AutoCloseFd channel);
   void recordSampledExec(ExecRequest request);
+  static pid_t threadGroupOf(pid_t pid);
   kj::Maybe<std::string> takeNotifiedCommand(pid_t pid);
   void forgetSettledExecCounts(pid_t pid);
 
