@@ -106,6 +106,7 @@ Json manifestJson(const Manifest& manifest) {
   if (manifest.processObservation) {
     out["process_observation"] = toString(*manifest.processObservation);
   }
+  if (manifest.execObservation) out["exec_observation"] = toString(*manifest.execObservation);
   return out;
 }
 

@@ -101,6 +101,10 @@ class CaptureReader {
             check.optionalChoice(in, path, "process_observation", PROCESS_OBSERVATION_NAMES)) {
       out.processObservation = ProcessObservation(*observation);
     }
+    if (auto observation =
+            check.optionalChoice(in, path, "exec_observation", EXEC_OBSERVATION_NAMES)) {
+      out.execObservation = ExecObservation(*observation);
+    }
   }
 
   // The normalization object rebuilt from its known members only (§3.7 shape, without the

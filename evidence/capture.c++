@@ -58,6 +58,7 @@ REA_ENUM_NAME(ProtocolDirection, PROTOCOL_DIRECTION_NAMES)
 REA_ENUM_NAME(ProtocolOutcome, PROTOCOL_OUTCOME_NAMES)
 REA_ENUM_NAME(ResidualScope, RESIDUAL_SCOPE_NAMES)
 REA_ENUM_NAME(ProcessObservation, PROCESS_OBSERVATION_NAMES)
+REA_ENUM_NAME(ExecObservation, EXEC_OBSERVATION_NAMES)
 #undef REA_ENUM_NAME
 
 // Equality ------------------------------------------------------------------------------------
@@ -137,7 +138,8 @@ bool operator==(const Manifest& a, const Manifest& b) {
          a.comparisonContractSha256 == b.comparisonContractSha256 &&
          a.executableSha256 == b.executableSha256 &&
          a.normalizationSha256 == b.normalizationSha256 && a.shimPlanSha256 == b.shimPlanSha256 &&
-         a.replayPlanSha256 == b.replayPlanSha256 && a.processObservation == b.processObservation;
+         a.replayPlanSha256 == b.replayPlanSha256 && a.processObservation == b.processObservation &&
+         a.execObservation == b.execObservation;
 }
 
 bool operator==(const Capture& a, const Capture& b) {

@@ -4,7 +4,8 @@
 //
 // - Field order in every struct and in toJson() is the order of the spec's tables; REA's parser
 //   drops unknown members, so our additions (A1) are only ever *added* members, each optional
-//   and omitted when absent: `manifest.process_observation` (A8) and
+//   and omitted when absent: `manifest.process_observation` (A8),
+//   `manifest.exec_observation` (A15) and
 //   `interaction_events[].automatic` (auto-answered terminal queries).
 // - The values the manifest commits to (`scenario`, `comparison_contract`, `shim_plan`,
 //   `replay_plan`) and the top-level `normalization` are kept as JSON values: validation
@@ -128,6 +129,8 @@ inline constexpr std::array<const char*, 9> RESIDUAL_SCOPE_NAMES = {
 
 enum class ProcessObservation { EXACT, SAMPLED };
 inline constexpr std::array<const char*, 2> PROCESS_OBSERVATION_NAMES = {"exact", "sampled"};
+enum class ExecObservation { SECCOMP_NOTIFY, PROCFS };
+inline constexpr std::array<const char*, 2> EXEC_OBSERVATION_NAMES = {"seccomp_notify", "procfs"};
 
 const char* toString(ActiveBuffer value);
 const char* toString(InteractionType value);
@@ -143,6 +146,7 @@ const char* toString(ProtocolDirection value);
 const char* toString(ProtocolOutcome value);
 const char* toString(ResidualScope value);
 const char* toString(ProcessObservation value);
+const char* toString(ExecObservation value);
 // The JSON spelling of an enumerator.
 
 // ---------------------------------------------------------------------------------------------
@@ -278,6 +282,9 @@ struct Manifest {
   std::string shimPlanSha256;
   std::string replayPlanSha256;
   std::optional<ProcessObservation> processObservation;  // ours (A8); absent in REA captures
+  std::optional<ExecObservation> execObservation;
+  // ours (A15): each exec seen before it happened (seccomp user notification, either mode) or,
+  // exact mode, its command line read from /proc after the kernel's exec event
 };
 
 struct Capture {

@@ -66,6 +66,11 @@ struct PtyConfig {
   cgroupPath @16 :Data;
   # The capture cgroup made by the sampler (A8): when non-empty the target is born inside it
   # (clone3 with CLONE_INTO_CGROUP); when empty (sampled mode) it is forked as usual.
+  execNotify @17 :Bool;
+  # Kernel-side exec observation (helpers/sampler/README.md): right before its first exec the
+  # target installs a seccomp filter answering execve/execveat with SECCOMP_RET_USER_NOTIF and
+  # sends the listener over the exec channel (fd 4, helpers/common/exec-channel.h) to the
+  # sampler; the helper keeps no copy. Set only when the sampler said it serves the channel.
 }
 
 struct TargetNetwork {

@@ -15,12 +15,15 @@ interface Sampler {
   # Bootstrap capability of rea-sampler.
 
   prepare @0 (config :SamplerConfig)
-      -> (job :SamplerJob, mode :ObservationMode, cgroupPath :Data, sampledReason :Text);
+      -> (job :SamplerJob, mode :ObservationMode, cgroupPath :Data, sampledReason :Text,
+          execNotify :Bool);
   # Before the target exists: creates the capture cgroup and subscribes to process events
   # (unless forced sampled), then installs the helper's seccomp filter. `cgroupPath` is the
   # group the target must be born in (empty: none); `mode` is fixed from here on
   # (`sampledReason` says why it is sampled, "" when exact). Throws FAILED on an invalid config.
-  # Single use: a second call throws FAILED.
+  # Single use: a second call throws FAILED. `execNotify`: the helper serves seccomp exec
+  # notifications arriving on the exec channel (fd 4, helpers/common/exec-channel.h); the
+  # launcher is to install the filter (PtyConfig.execNotify).
 }
 
 enum ObservationMode {
@@ -35,6 +38,19 @@ struct SamplerConfig {
   # limits.processes (B §3.6), 1-10000.
   forceSampled @2 :Bool;
   # No cgroup, no proc connector: the baseline's sampling (B §6.8 with the fixes of B §12).
+  execNotify @3 :Bool;
+  # Exact mode: observe execs kernel-side (seccomp user notification) when the exec channel,
+  # the kernel and the container allow it. False: /proc after the exec event only.
+}
+
+enum ExecObservation {
+  # How an exec's command line was observed in this capture (the manifest's exec_observation).
+  none @0;
+  # sampled mode: no exec events at all
+  procfs @1;
+  # exact mode: /proc/PID/cmdline read after the kernel's exec event (may lose short programs)
+  seccompNotify @2;
+  # exact mode: argv read while the caller was paused in execve (kernel-side)
 }
 
 interface SamplerJob {
@@ -60,10 +76,12 @@ interface SamplerSink {
   push @0 (samples :List(ProcessSample)) -> stream;
   # One batch (at most 4096 samples), in recording order.
 
-  done @1 (partial :Bool, recordedCount :UInt32, unreadCommands :UInt32);
+  done @1 (partial :Bool, recordedCount :UInt32, unreadCommands :UInt32,
+           execObservation :ExecObservation, execProblem :Text);
   # Last call: every recorded sample has been pushed (`recordedCount` of them in all).
   # `unreadCommands`: execs observed whose program could not be read in time (exact mode); their
-  # rows are missing.
+  # rows are missing. `execObservation`: how execs were observed; `execProblem`: why
+  # kernel-side observation was asked for and not used ("" otherwise).
 }
 
 struct ProcessSample {

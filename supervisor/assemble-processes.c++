@@ -65,6 +65,11 @@ ProcessAssembly assembleProcesses(const CaptureRunResult& run, const NormaliseCo
   const SamplerRecord& sampler = run.sampler;
   bool exact = sampler.prepared && sampler.prepared->exact;
   result.observation = exact ? ProcessObservation::EXACT : ProcessObservation::SAMPLED;
+  if (sampler.execObservation == "seccomp_notify") {
+    result.execObservation = ExecObservation::SECCOMP_NOTIFY;
+  } else if (sampler.execObservation == "procfs") {
+    result.execObservation = ExecObservation::PROCFS;
+  }
   result.partial = sampler.partial;
 
   std::vector<RawProcessSample> raw;

@@ -10,6 +10,7 @@
 // Errors: throws only on a bug.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ extern const char PARTIAL_SAMPLING_LIMITATION[];
 struct ProcessAssembly {
   std::vector<evidence::ProcessSample> samples;
   evidence::ProcessObservation observation = evidence::ProcessObservation::SAMPLED;
-  bool partial = false;                          // truncates the capture (B §4.8)
+  std::optional<evidence::ExecObservation> execObservation;  // exact mode: how execs were seen
+  bool partial = false;                                      // truncates the capture (B §4.8)
   std::vector<std::string> leadingLimitations;   // B §4.4 (1) and the partial sentence, in order
   std::vector<std::string> trailingLimitations;  // what cleanup met outside the root's group
   std::vector<evidence::ResidualUnknown> residualUnknowns;

@@ -260,6 +260,7 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   ProcessAssembly processes = assembleProcesses(run, base, clock.bucket);
   capture.processSamples = std::move(processes.samples);
   capture.manifest.processObservation = processes.observation;
+  capture.manifest.execObservation = processes.execObservation;
   if (run.shims) {
     // B §7.3: arguments and directory normalised with N(·, TMP, root pid), like the terminal.
     capture.shimEvents = assembleShimEvents(

@@ -1,5 +1,6 @@
 #include "supervisor/capture-run.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -120,13 +121,21 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
   auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
   EarlyHelpers early{newRunToken(), kj::heap<SamplerLink>(io), nullptr,
                      kj::heap<PtyObserverFanOut>(), kj::Own<PtyLink>()};
-  early.prepared =
-      early.sampler->prepare({early.runToken, request.maxProcesses, request.forceSampled});
+  // The exec channel (helpers/common/exec-channel.h): one end to each helper, none kept here.
+  int channel[2] = {-1, -1};
+  if (request.execNotify && !request.forceSampled &&
+      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) == 0) {
+    early.sampler->setExecChannel(kj::AutoCloseFd(channel[0]));
+  }
+  kj::AutoCloseFd ptyChannel(channel[1]);
+  early.prepared = early.sampler->prepare(
+      {early.runToken, request.maxProcesses, request.forceSampled, channel[0] >= 0});
   early.ptyObservers->add(*checkpoints);
   KJ_IF_MAYBE (p, progress) {
     early.ptyObservers->add(*p);
   }
   early.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *early.ptyObservers);
+  early.pty->setExecChannel(kj::mv(ptyChannel));
   early.pty->spawnEarly();
   // Roots and capture cgroups left by a rea that was SIGKILLed (no live owner) go first. Ours
   // are not mistaken for them: the sampler marks its group with our identity as it makes it,
@@ -209,8 +218,8 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
           userns = s.replayStart->usernsPath.value_or("");
         }
         return s.shims->start(s.result.t0MonoNs, netns, userns)
-            .then([&s, inputs,
-                   cgroupPath = prepared.cgroupPath](std::optional<std::string> ledgerUrl) mutable {
+            .then([&s, inputs, cgroupPath = prepared.cgroupPath,
+                   execNotify = prepared.execNotify](std::optional<std::string> ledgerUrl) mutable {
               inputs.shimLedgerUrl = std::move(ledgerUrl);
               auto environment = composeTargetEnvironment(
                   inputs, [](const std::string& name) -> std::optional<std::string> {
@@ -220,6 +229,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
                   });
               auto launch = makeLaunch(s, std::move(environment));
               launch.cgroupPath = cgroupPath;
+              launch.execNotify = execNotify;
               return s.pty->start(kj::mv(launch));
             });
       })

@@ -60,6 +60,8 @@ struct CaptureRunRequest {
   uint32_t scrollback = 1000;          // terminal.scrollback, for the renderer
   uint32_t maxProcesses = 1000;        // limits.processes
   bool forceSampled = false;           // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
+  bool execNotify =
+      true;  // kernel-side exec observation where possible; REA_EXEC_OBSERVATION=procfs
 };
 
 struct LostHelper {

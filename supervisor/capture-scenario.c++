@@ -124,6 +124,10 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   // even where exact observation is possible.
   const char* forceSampled = getenv("REA_FORCE_SAMPLED");
   request.forceSampled = forceSampled != nullptr && std::string(forceSampled) == "1";
+  // Likewise (helpers/sampler/README.md): exec command lines from /proc after the exec event,
+  // even where the kernel would let the sampler see each exec before it happens.
+  const char* execObservation = getenv("REA_EXEC_OBSERVATION");
+  request.execNotify = execObservation == nullptr || std::string(execObservation) != "procfs";
   return request;
 }
 

@@ -1,6 +1,7 @@
 #include "supervisor/helper-process.h"
 
 #include "helpers/common/vfork-spawn.h"
+#include "helpers/common/exec-channel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,7 @@ struct ChildPlan {
   pid_t parent;
   int socket;
   int errWrite;
+  int execChannel;  // -1: none
 };
 
 // Not instrumented by AddressSanitizer: its stack poisoning would write shadow memory we share.
@@ -53,13 +55,16 @@ struct ChildPlan {
   // Move both fds above the target slots first, so no dup2 below overwrites the other.
   int sock = fcntl(socket, F_DUPFD_CLOEXEC, 10);
   int err = fcntl(errWrite, F_DUPFD_CLOEXEC, 10);
+  int channel = plan.execChannel >= 0 ? fcntl(plan.execChannel, F_DUPFD_CLOEXEC, 10) : -1;
   int devNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (sock < 0 || err < 0 || devNull < 0) _exit(127);
+  if (sock < 0 || err < 0 || devNull < 0 || (plan.execChannel >= 0 && channel < 0)) _exit(127);
   if (dup2(devNull, STDIN_FILENO) < 0 || dup2(err, STDOUT_FILENO) < 0 ||
       dup2(err, STDERR_FILENO) < 0 || dup2(sock, RPC_FD) < 0) {
     _exit(127);
   }
-  syscall(SYS_close_range, unsigned(RPC_FD + 1), ~0u, 0u);
+  if (channel >= 0 && dup2(channel, helper::EXEC_CHANNEL_FD) < 0) _exit(127);
+  syscall(SYS_close_range, unsigned(channel >= 0 ? helper::EXEC_CHANNEL_FD + 1 : RPC_FD + 1), ~0u,
+          0u);
 
   // Every signal arrives blocked (helpers/common/vfork-spawn.h).
   helper::resetSignalsInChild();
@@ -155,7 +160,8 @@ std::string defaultHelperDirectory() {
 
 kj::Own<HelperProcess> HelperProcess::spawn(kj::AsyncIoContext& io, kj::StringPtr name,
                                             kj::StringPtr path,
-                                            kj::ArrayPtr<const kj::StringPtr> args) {
+                                            kj::ArrayPtr<const kj::StringPtr> args,
+                                            int execChannel) {
   KJ_CONTEXT("spawn helper", name, path);
   ChildPlan plan;
   plan.argvStore.push_back(path.cStr());
@@ -185,6 +191,7 @@ kj::Own<HelperProcess> HelperProcess::spawn(kj::AsyncIoContext& io, kj::StringPt
 
   plan.socket = theirs.get();
   plan.errWrite = errWrite.get();
+  plan.execChannel = execChannel;
   pid_t pid;
   // vfork semantics (helpers/common/vfork-spawn.h): rea holds the Evidence tree and, under
   // the sanitizers, their shadow memory; a fork cost ~3 ms per helper on the capture's

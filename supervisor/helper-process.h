@@ -77,10 +77,13 @@ void hangUp(kj::Maybe<kj::Own<HelperProcess>>& process,
 class HelperProcess {
  public:
   static kj::Own<HelperProcess> spawn(kj::AsyncIoContext& io, kj::StringPtr name,
-                                      kj::StringPtr path, kj::ArrayPtr<const kj::StringPtr> args);
+                                      kj::StringPtr path, kj::ArrayPtr<const kj::StringPtr> args,
+                                      int execChannel = -1);
   // Forks and execs `path` (argv[0] = path, then `args`) with fd 3 = one end of a new
-  // socketpair. `name` ("pty") prefixes its stderr lines and names it in reports. The child is
-  // being watched (pidfd) before this returns.
+  // socketpair, and fd 4 = a copy of `execChannel` when it is >= 0 (the exec channel,
+  // helpers/common/exec-channel.h; the caller keeps and closes its own). `name` ("pty") prefixes
+  // its stderr lines and names it in reports. The child is being watched (pidfd) before this
+  // returns.
 
   ~HelperProcess() noexcept(false);
   // If the child was not reaped yet: SIGKILL and a blocking reap (it cannot outlive us).

@@ -191,6 +191,44 @@ ProbeResult probeSeccomp() {
   return r;
 }
 
+ProbeResult probeExecNotify() {
+  // The target's own install (helpers/pty/exec-filter.c++): a filter with a listener, with
+  // no_new_privs only when the kernel insists (no CAP_SYS_ADMIN).
+  ProbeResult r{"exec_notify", false, "", "", false};
+  bool needsNoNewPrivs = false;
+  int rc = inChild([] {
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (ctx == nullptr) return 1;
+    if (seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0) != 0) return 2;
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0) return 3;
+    if (seccomp_load(ctx) == 0) return seccomp_notify_fd(ctx) >= 0 ? 0 : 4;
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1) != 0) return 3;
+    if (seccomp_load(ctx) == 0) return seccomp_notify_fd(ctx) >= 0 ? 10 : 4;
+    return 5;
+  });
+  if (rc == 10) {
+    needsNoNewPrivs = true;
+    rc = 0;
+  }
+  r.available = rc == 0;
+  if (r.available) {
+    r.detail = needsNoNewPrivs ? "seccomp user notification works, with no_new_privs"
+                               : "seccomp user notification works";
+    r.effect = needsNoNewPrivs
+                   ? "exact mode sees every exec before it happens (exec_observation "
+                     "\"seccomp_notify\"); the target runs with no_new_privs, so setuid programs "
+                     "in it gain no privileges (REA_EXEC_OBSERVATION=procfs avoids that)"
+                   : "exact mode sees every exec before it happens (exec_observation "
+                     "\"seccomp_notify\")";
+  } else {
+    r.detail = "seccomp user notification unavailable (the kernel or the container's profile)";
+    r.effect =
+        "exact mode reads exec command lines from /proc after the exec (exec_observation "
+        "\"procfs\"): on a busy machine short-lived programs may be missing";
+  }
+  return r;
+}
+
 }  // namespace
 
 std::optional<std::string> findCgroup2Mount() {
@@ -214,7 +252,7 @@ std::optional<std::string> findCgroup2Mount() {
 
 std::vector<ProbeResult> probeMachine() {
   return {probePty(),   probeProc(),    probeCgroup2(), probeProcConnector(),
-          probeNetns(), probeIoUring(), probeSeccomp()};
+          probeNetns(), probeIoUring(), probeSeccomp(), probeExecNotify()};
 }
 
 }  // namespace rea::supervisor

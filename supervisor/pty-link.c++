@@ -109,6 +109,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
   config.setRenderMaxFrames(launch.renderMaxFrames);
   config.setRenderMaxBytes(launch.renderMaxBytes);
   config.setCgroupPath(bytesOf(launch.cgroupPath));
+  config.setExecNotify(launch.execNotify);
 }
 
 kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
@@ -131,6 +132,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   ~Impl() noexcept(false);
 
   void spawnEarly();
+  kj::AutoCloseFd execChannel;
   kj::Promise<PtySpawn> start(PtyLaunch launch);
   kj::Promise<PtySpawn> startHelper(PtyLaunch launch);
   kj::Promise<std::optional<PtyExit>> whenExited();
@@ -245,7 +247,8 @@ void PtyLink::Impl::spawnHelper() {
   // The process and its RPC bootstrap; the bootstrap message waits in the socket until the
   // helper reads it, so nothing here waits for the helper's start-up.
   auto path = kj::str(helperDirectory.c_str(), "/rea-pty");
-  process = HelperProcess::spawn(io, "pty", path, nullptr);
+  auto channel = kj::mv(execChannel);  // closed when this returns: the helper has a copy
+  process = HelperProcess::spawn(io, "pty", path, nullptr, channel.get());
   tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
   connection = helper().takeConnection();
   capnp::ReaderOptions options;
@@ -453,6 +456,10 @@ PtyLink::PtyLink(kj::AsyncIoContext& io, std::string helperDirectory,
     : impl(kj::heap<Impl>(io, kj::mv(helperDirectory), observer)) {}
 
 PtyLink::~PtyLink() noexcept(false) {}
+
+void PtyLink::setExecChannel(kj::AutoCloseFd channel) {
+  impl->execChannel = kj::mv(channel);
+}
 
 void PtyLink::spawnEarly() {
   impl->spawnEarly();

@@ -64,6 +64,7 @@ struct PtyLaunch {
   uint32_t renderMaxFrames = 10000;   // rendered budget: limits.frames (B §6.11)
   uint64_t renderMaxBytes = 1000000;  // rendered budget: limits.output_bytes (B §6.11)
   std::string cgroupPath;             // the sampler's capture cgroup; "" = none (A8)
+  bool execNotify = false;            // the target installs the exec filter (SamplerPrepared)
 };
 
 // ---- What the helper reports (already validated) -----------------------------------------
@@ -183,6 +184,9 @@ class PtyLink {
 
   KJ_DISALLOW_COPY(PtyLink);
 
+  void setExecChannel(kj::AutoCloseFd channel);
+  // Before the helper is spawned: the pty helper's end of the exec channel (passed as fd 4,
+  // closed here once it is spawned).
   void spawnEarly();
   // Optional, before start(): spawns rea-pty and sends its RPC bootstrap now, so that the
   // helper's start-up (exec, dynamic linking, event loop) overlaps whatever the caller does

@@ -48,6 +48,10 @@ std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const Sampl
   out.exact = in.getMode() == schema::ObservationMode::EXACT;
   out.cgroupPath = textOf(in.getCgroupPath());
   out.sampledReason = in.getSampledReason();
+  out.execNotify = in.getExecNotify();
+  if (out.execNotify && (!plan.execNotify || plan.forceSampled)) {
+    return "exec notification offered although not asked for";
+  }
   if (!out.cgroupPath.empty() && !isCaptureCgroupPath(out.cgroupPath, plan.runToken)) {
     return "a cgroup path that is not the capture's";
   }

@@ -53,6 +53,20 @@ std::string SamplerStreamCheck::done(
     record.streamDone = true;
     record.partial = params.getPartial();
     record.unreadCommands = params.getUnreadCommands();
+    switch (params.getExecObservation()) {
+      case schema::ExecObservation::NONE:
+        record.execObservation = "";
+        break;
+      case schema::ExecObservation::PROCFS:
+        record.execObservation = "procfs";
+        break;
+      case schema::ExecObservation::SECCOMP_NOTIFY:
+        record.execObservation = "seccomp_notify";
+        break;
+      default:
+        return "an unknown exec observation";
+    }
+    record.execProblem = params.getExecProblem();
     return {};
   });
 }

@@ -40,6 +40,7 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
 
   kj::Promise<SamplerPrepared> prepare(SamplerPlan plan);
   void start(pid_t rootPid);
+  kj::AutoCloseFd execChannel;
   kj::Promise<std::optional<SamplerSettlement>> settle(int64_t settleMs);
   kj::Promise<void> stop();
   kj::Promise<SamplerCleanup> cleanup();
@@ -168,12 +169,15 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
 
   KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() {
                  auto path = kj::str(helperDirectory.c_str(), "/rea-sampler");
-                 process = HelperProcess::spawn(io, "sampler", path, nullptr);
+                 process = HelperProcess::spawn(io, "sampler", path, nullptr,
+                                                plan.execNotify ? execChannel.get() : -1);
                })) {
+    execChannel = nullptr;
     lose(std::string("the sampler helper could not be started: ") + e->getDescription().cStr(),
          false);
     return *record.prepared;
   }
+  execChannel = nullptr;  // the helper has its own copy
   auto& helper = *KJ_ASSERT_NONNULL(process);
   tasks.add(helper.whenEnded().then([this](HelperEnd end) {
     if (step != Step::CLEANED && !shuttingDown) {
@@ -199,6 +203,7 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   config.setRunToken(plan.runToken);
   config.setMaxProcesses(plan.maxProcesses);
   config.setForceSampled(plan.forceSampled);
+  config.setExecNotify(plan.execNotify);
   using Response = capnp::Response<schema::Sampler::PrepareResults>;
   return guarded<Response>(request.send(), CALL_DEADLINE, "prepare")
       .then([this](kj::Maybe<Response> maybe) -> SamplerPrepared {
@@ -414,6 +419,10 @@ void SamplerLink::Impl::done(
 
 SamplerLink::SamplerLink(kj::AsyncIoContext& io, std::string helperDirectory)
     : impl(kj::heap<Impl>(io, kj::mv(helperDirectory))) {}
+
+void SamplerLink::setExecChannel(kj::AutoCloseFd channel) {
+  impl->execChannel = kj::mv(channel);
+}
 
 SamplerLink::~SamplerLink() noexcept(false) {
   if (impl->cleanedUp()) return;

@@ -43,12 +43,15 @@ struct SamplerPlan {
   std::string runToken;          // REA_PROCESS_RUN_ID of the capture
   uint32_t maxProcesses = 1000;  // limits.processes
   bool forceSampled = false;     // REA_FORCE_SAMPLED=1: the baseline's sampling (tests)
+  bool execNotify = false;       // kernel-side exec observation where possible (exec-channel.h);
+                                 // set by runCapture when it made the channel
 };
 
 struct SamplerPrepared {
   bool exact = false;         // manifest.process_observation "exact" (A8) vs "sampled"
   std::string cgroupPath;     // start the target here; "" = no capture cgroup
   std::string sampledReason;  // why sampled ("" when exact)
+  bool execNotify = false;    // the target is to install the exec filter (PtyLaunch::execNotify)
 };
 
 struct RawProcessRow {
@@ -92,6 +95,8 @@ struct SamplerRecord {
   bool streamDone = false;
   bool partial = false;         // the helper said so (limit hit or observations lost)
   uint32_t unreadCommands = 0;  // execs whose program could not be read (rows missing)
+  std::string execObservation;  // manifest.exec_observation: "seccomp_notify", "procfs" or ""
+  std::string execProblem;      // why kernel-side exec observation is not in use, "" if it is
   std::optional<SamplerSettlement> settlement;
   std::optional<HelperFault> fault;  // the helper was lost; its reason names "the sampler helper"
 };
@@ -103,6 +108,10 @@ class SamplerLink {
   ~SamplerLink() noexcept(false);
   // If cleanup() has not completed: kills the helper, then cleans up synchronously (fallback).
   KJ_DISALLOW_COPY(SamplerLink);
+
+  void setExecChannel(kj::AutoCloseFd channel);
+  // Before prepare(): the sampler's end of the exec channel (helpers/common/exec-channel.h),
+  // passed to the helper as fd 4 and closed here once it is spawned.
 
   kj::Promise<SamplerPrepared> prepare(SamplerPlan plan);
   // Spawns rea-sampler and asks for a capture cgroup and the mode. A helper that cannot be

@@ -6,11 +6,13 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers/common/clock.h"
+#include "helpers/common/exec-channel.h"
 #include "helpers/pty/drain-thread.h"
 #include "helpers/pty/target.h"
 
@@ -79,7 +81,15 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     spec.netnsPath = config.netnsPath;
     spec.usernsPath = config.usernsPath;
     spec.cgroupPath = config.cgroupPath;
+    // The exec channel is inherited as fd 4 (helpers/common/exec-channel.h); used once, then
+    // closed, so that this helper never holds the target's seccomp listener.
+    // Only when asked: in a test process fd 4 is someone else's.
+    struct stat channel;
+    if (config.execNotify && fstat(EXEC_CHANNEL_FD, &channel) == 0 && S_ISSOCK(channel.st_mode)) {
+      spec.execChannel = EXEC_CHANNEL_FD;
+    }
     target = spawnTarget(spec);
+    if (spec.execChannel >= 0) close(EXEC_CHANNEL_FD);
     auto& t = KJ_ASSERT_NONNULL(target);
     pidfdObserver = kj::heap<kj::UnixEventPort::FdObserver>(
         io.unixEventPort, t.pidfd.get(), kj::UnixEventPort::FdObserver::OBSERVE_READ);

@@ -69,6 +69,7 @@ struct PtyJobConfig {
   uint32_t renderMaxFrames = 10000;   // rendered budget (B §6.11: = limits.frames)
   uint64_t renderMaxBytes = 1000000;  // rendered budget (B §6.11: = limits.output_bytes)
   std::string cgroupPath;             // "" = no capture cgroup (TargetSpec::cgroupPath)
+  bool execNotify = false;            // install the exec filter (TargetSpec::execChannel)
 };
 
 void validatePtyJobConfig(const PtyJobConfig& config);

@@ -58,6 +58,7 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
   result.renderMaxFrames = config.getRenderMaxFrames();
   result.renderMaxBytes = config.getRenderMaxBytes();
   result.cgroupPath = text(config.getCgroupPath());
+  result.execNotify = config.getExecNotify();
   return result;
 }
 

@@ -15,6 +15,7 @@
 
 #include "helpers/common/clock.h"
 #include "helpers/common/vfork-spawn.h"
+#include "helpers/pty/exec-filter.h"
 
 namespace rea::helper {
 
@@ -31,6 +32,8 @@ struct ChildPlan {
   const char* netnsPath;   // nullptr: stay in the helper's network namespace
   const char* usernsPath;  // nullptr: no user namespace to join first
   int slave;               // the PTY's slave side
+  int execChannel;         // -1, or the exec channel: install the exec filter (exec-filter.h)
+  ExecFilter execFilter;
 };
 
 __attribute__((no_sanitize_address)) int joinNamespaces(const ChildPlan& plan) {
@@ -80,7 +83,9 @@ __attribute__((no_sanitize_address)) void writeString(int fd, const char* text) 
       dup2(slave, STDERR_FILENO) < 0) {
     _exit(1);
   }
-  syscall(SYS_close_range, 3u, ~0u, 0u);
+  // The exec channel (if any) is kept as fd 3 until the filter is installed, right before exec.
+  if (plan.execChannel >= 0 && dup2(plan.execChannel, 3) < 0) _exit(1);
+  syscall(SYS_close_range, plan.execChannel >= 0 ? 4u : 3u, ~0u, 0u);
 
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != plan.parent) _exit(1);  // the helper died before the line above
@@ -90,6 +95,8 @@ __attribute__((no_sanitize_address)) void writeString(int fd, const char* text) 
     if (error != 0) failChild("setns(2) failed.", error);  // never run with host networking
   }
   if (chdir(plan.workingDirectory) < 0) failChild("chdir(2) failed.", errno);
+  // Last, so that only the target's own execs are observed (and the setup above is not slowed).
+  if (plan.execChannel >= 0) installExecFilterInChild(plan.execFilter, 3);
 
   // execvp's rules: try each PATH entry; report EACCES if any entry had it, else the last error.
   int error = ENOENT;
@@ -179,6 +186,8 @@ Target spawnTarget(const TargetSpec& spec) {
   plan.parent = getpid();
   plan.netnsPath = spec.netnsPath.empty() ? nullptr : spec.netnsPath.c_str();
   plan.usernsPath = spec.usernsPath.empty() ? nullptr : spec.usernsPath.c_str();
+  plan.execChannel = spec.execChannel;
+  buildExecFilter(plan.execFilter);
 
   struct termios termios = targetTermios();
   struct winsize size;

@@ -30,6 +30,8 @@ struct TargetSpec {
   std::string usernsPath;  // non-empty: join this user namespace first (the netns's owner)
   std::string cgroupPath;  // non-empty: the target is born in this cgroup v2 group (the
                            // sampler's capture cgroup, A8) through clone3(CLONE_INTO_CGROUP)
+  int execChannel = -1;    // >= 0: the exec channel (helpers/common/exec-channel.h): the child
+                           // installs the exec filter and sends its listener there before exec
 };
 
 struct Target {

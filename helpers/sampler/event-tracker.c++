@@ -8,12 +8,14 @@ namespace rea::helper {
 
 EventTracker::EventTracker(pid_t rootPid, SampleRecorder& recorder,
                            std::function<std::vector<pid_t>()> listMembers, ProcReader& proc,
-                           std::function<bool(pid_t)> laterExecQueued)
+                           std::function<bool(pid_t)> laterExecQueued,
+                           std::function<kj::Maybe<std::string>(pid_t)> notifiedCommand)
     : rootPid(rootPid),
       recorder(recorder),
       listMembers(kj::mv(listMembers)),
       proc(proc),
-      laterExecQueued(kj::mv(laterExecQueued)) {}
+      laterExecQueued(kj::mv(laterExecQueued)),
+      notifiedCommand(kj::mv(notifiedCommand)) {}
 
 void EventTracker::offer(uint64_t atNs, pid_t pid, const Process& process, bool exited) {
   if (pid == rootPid && !rootExeced && !exited) return;
@@ -75,6 +77,17 @@ void EventTracker::handle(const ProcEvent& event) {
       }
       Process& process = found->second;
       if (event.pid == rootPid) rootExeced = true;
+      if (notifiedCommand) {
+        KJ_IF_MAYBE (notified, notifiedCommand(event.pid)) {
+          // Read before the exec happened: no race with its exit or its next exec.
+          if (!notified->empty()) {
+            refreshIds(event.pid, process);
+            process.command = kj::mv(*notified);
+            offer(event.atNs, event.pid, process);
+            return;
+          }
+        }
+      }
       auto command = proc.command(event.pid);
       auto stat = proc.stat(event.pid);
       if (laterExecQueued && laterExecQueued(event.pid)) {

@@ -38,12 +38,15 @@ class EventTracker {
  public:
   EventTracker(pid_t rootPid, SampleRecorder& recorder,
                std::function<std::vector<pid_t>()> listMembers, ProcReader& proc = liveProcReader(),
-               std::function<bool(pid_t)> laterExecQueued = nullptr);
+               std::function<bool(pid_t)> laterExecQueued = nullptr,
+               std::function<kj::Maybe<std::string>(pid_t)> notifiedCommand = nullptr);
   // `listMembers` returns the capture cgroup's live members (used after an overrun).
   // `laterExecQueued(pid)`: is an EXEC of `pid` queued behind the event being handled (read
   // but not yet handled, or still in the kernel's queue)? A wrapper (`sh -c 'exec prog'`,
   // `env`, `nice`, `setsid`) execs again within a millisecond, often before the observer
   // wakes, and /proc then names the later program. Null: nothing is ever queued.
+  // `notifiedCommand(pid)`: the command line of the exec being handled as read kernel-side
+  // while the caller was paused (exec-notifier.h), or null: then /proc is read as above.
 
   void handle(const ProcEvent& event);
   // Events must come in kernel order (as ProcConnector delivers them).
@@ -68,6 +71,7 @@ class EventTracker {
   std::function<std::vector<pid_t>()> listMembers;
   ProcReader& proc;
   std::function<bool(pid_t)> laterExecQueued;
+  std::function<kj::Maybe<std::string>(pid_t)> notifiedCommand;
   std::map<pid_t, Process> tracked;
   bool rootSeen = false;
   bool rootExeced = false;

@@ -1,6 +1,8 @@
 #include "helpers/sampler/process-observer.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "helpers/common/clock.h"
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/event-tracker.h"
+#include "helpers/sampler/exec-notifier.h"
 #include "helpers/sampler/proc-connector.h"
 #include "helpers/sampler/process-walker.h"
 
@@ -83,10 +86,14 @@ ProcessObserver::ProcessObserver(ObserverConfig configParam, kj::Timer& timer,
       leaderSink(kj::heap<LeaderSink>(sink)),
       recorder(config.maxProcesses, *leaderSink) {
   KJ_REQUIRE(!config.runToken.empty(), "a capture needs a run token");
+  kj::AutoCloseFd execChannel;
+  if (config.execChannel >= 0) execChannel = kj::AutoCloseFd(config.execChannel);
+  config.execChannel = -1;
   if (config.forceSampled) {
-    whySampled = "sampling forced";
+    whySampled = "sampling forced";  // the baseline's behaviour: no exec observation either
     return;
   }
+  KJ_ON_SCOPE_SUCCESS(if (config.execNotify) startExecNotifier(kj::mv(execChannel)));
   auto made = CaptureCgroup::create(config.runToken);
   if (made.is<std::string>()) {
     whySampled = made.get<std::string>();
@@ -125,26 +132,154 @@ bool ProcessObserver::bornInCaptureCgroup(pid_t pid) {
   return read.text.find(wanted) != std::string::npos;
 }
 
+bool ProcessObserver::launchedFromOutside(pid_t parentPid) {
+  // The launcher lives outside the capture cgroup for the whole capture; a parent we cannot
+  // read is not proof (a root that forked and died at once looks like that to its child).
+  auto read = readProcFile("/proc/" + std::to_string(parentPid) + "/cgroup");
+  if (read.status != ProcRead::OK) return false;
+  return read.text.find("0::" + cgroupRelativePath + "\n") == std::string::npos;
+}
+
 void ProcessObserver::handleEvent(const ProcEvent& event) {
-  if (tracker.get() == nullptr) {
-    if (event.kind == ProcEvent::FORK && !started && bornInCaptureCgroup(event.pid)) {
-      // The first process born in the fresh capture cgroup is the root (launcher contract).
-      rootPid = event.pid;
-      tracker = makeTracker();
-      early.clear();
+  if (!started) {
+    if (history.size() < 100000) {
+      history.push_back(event);
     } else {
-      if (early.size() < 100000) {
-        early.push_back(event);
-      } else {
-        earlyOverflow = true;
-      }
-      return;
+      historyOverflow = true;
     }
+  }
+  if (tracker.get() == nullptr) {
+    if (event.kind != ProcEvent::FORK || started || !bornInCaptureCgroup(event.pid) ||
+        !launchedFromOutside(event.parentPid)) {
+      return;  // kept in `history` for start()
+    }
+    // The first process born in the fresh capture cgroup from outside it is the root
+    // (launcher contract); start() checks the guess.
+    rootPid = event.pid;
+    tracker = makeTracker();
   }
   tracker->handle(event);
 }
 
+void ProcessObserver::startExecNotifier(kj::AutoCloseFd channel) {
+  // Probed now: after the lock-down the seccomp syscall is not ours to make.
+  execWhyNot = execNotifyUnavailableReason();
+  if (channel == nullptr) execWhyNot = "the sampler has no exec channel";
+  if (!execWhyNot.empty()) return;
+  if (!exact) {
+    // A pass may read a process whose notified exec is still under way (we answered; the
+    // kernel has not swapped the image yet): that older command is not a new row. Exec keeps
+    // the start time, so a different one is another process with the same pid.
+    recorder.setFilter([this](const ProcessRecord& row) {
+      auto found = lastNotifiedExec.find(row.pid);
+      if (found == lastNotifiedExec.end() || found->second.command == row.command) return true;
+      KJ_IF_MAYBE (s, readStat(row.pid)) {
+        if (s->startTime == found->second.startTime) return false;
+        lastNotifiedExec.erase(found);
+        return true;
+      }
+      return false;
+    });
+  }
+  notifier = kj::heap<ExecNotifier>(eventPort, kj::mv(channel), [this](ExecRequest request) {
+    if (exact) {
+      pid_t process = threadGroupOf(request.pid);
+      if (process > 0) noteExecRequest(process, kj::mv(request.command));
+    } else {
+      recordSampledExec(kj::mv(request));
+    }
+  });
+}
+
+pid_t ProcessObserver::threadGroupOf(pid_t pid) {
+  // A non-leader thread's exec is notified under its thread id; the process it becomes (and
+  // its exec event) has the thread group's id. 0 when the caller is gone.
+  auto status = readProcFile("/proc/" + std::to_string(pid) + "/status");
+  if (status.status != ProcRead::OK) return 0;
+  size_t tgid = status.text.find("\nTgid:");
+  if (tgid == std::string::npos) return 0;
+  return pid_t(strtol(status.text.c_str() + tgid + 6, nullptr, 10));
+}
+
+void ProcessObserver::recordSampledExec(ExecRequest request) {
+  // Sampled mode has no exec events to confirm an exec: the row is recorded now, while the
+  // caller waits, for a program that exists and is executable (a PATH search tries entries
+  // that do not). Ids are read from the paused caller, whose /proc cannot race its exit.
+  if (stopped || request.command.empty()) return;
+  if (!request.path.empty()) {
+    struct stat info;
+    if (stat(request.path.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        (info.st_mode & 0111) == 0) {
+      return;
+    }
+  }
+  request.pid = threadGroupOf(request.pid);
+  if (request.pid <= 0) return;
+  KJ_IF_MAYBE (s, readStat(request.pid)) {
+    ProcessRecord row{monotonicNowNs(), request.pid, s->ppid,
+                      s->pgid,          s->sid,      kj::mv(request.command)};
+    lastNotifiedExec[request.pid] = LastExec{s->startTime, row.command};
+    if (started) {
+      recorder.offerUnfiltered(row);
+    } else if (sampledExecsBeforeStart.size() < 100000) {
+      sampledExecsBeforeStart.push_back(kj::mv(row));  // the root's own first exec is here
+    }
+  }
+}
+
+ExecObservation ProcessObserver::execObservation() const {
+  bool notified = notifier.get() != nullptr && notifier->received();
+  if (!exact) return notified ? ExecObservation::SECCOMP_NOTIFY : ExecObservation::NONE;
+  return notified ? ExecObservation::SECCOMP_NOTIFY : ExecObservation::PROCFS;
+}
+
+std::string ProcessObserver::execProblem() const {
+  if (notifier.get() == nullptr || notifier->received()) return execWhyNot;
+  if (!notifier->problem().empty()) return notifier->problem();
+  return "the target sent no exec listener";
+}
+
+void ProcessObserver::noteExecRequest(pid_t pid, std::string command) {
+  // Everything the kernel queued so far precedes this exec's own event (it comes only once we
+  // answer): read it all, so that the count of read EXEC events of `pid` is exact.
+  if (connector.get() != nullptr) {
+    do {
+      readConnector();
+    } while (!queueEmpty);
+  }
+  auto read = execsRead.find(pid);
+  uint32_t ordinal = (read == execsRead.end() ? 0 : read->second) + 1;
+  notifiedExecs[pid] = NotifiedExec{ordinal, kj::mv(command)};
+}
+
+void ProcessObserver::forgetSettledExecCounts(pid_t pid) {
+  // The counts only matter while they differ or a notification waits: equal, both restart
+  // from zero together. (The connector reports every exec on the machine; this keeps the maps
+  // to the pids with exec events in flight.)
+  if (notifiedExecs.count(pid) != 0) return;
+  auto handled = execsHandled.find(pid);
+  auto read = execsRead.find(pid);
+  uint32_t readCount = read == execsRead.end() ? 0 : read->second;
+  if (handled == execsHandled.end() || handled->second != readCount) return;
+  execsHandled.erase(handled);
+  if (read != execsRead.end()) execsRead.erase(read);
+}
+
+kj::Maybe<std::string> ProcessObserver::takeNotifiedCommand(pid_t pid) {
+  auto found = notifiedExecs.find(pid);
+  if (found == notifiedExecs.end()) return nullptr;
+  uint32_t handled = execsHandled[pid];
+  if (found->second.ordinal == handled) {
+    std::string command = kj::mv(found->second.command);
+    notifiedExecs.erase(found);
+    return kj::mv(command);
+  }
+  if (found->second.ordinal < handled) notifiedExecs.erase(found);  // its event was lost
+  return nullptr;
+}
+
 ProcessObserver::~ProcessObserver() noexcept(false) {
+  notifier = nullptr;  // first: its callback uses the members below
   observation = nullptr;
   boost = nullptr;
   connectorWatch = nullptr;
@@ -161,22 +296,24 @@ void ProcessObserver::start(pid_t root) {
   KJ_REQUIRE(root > 0, "the root pid must be positive", root);
   started = true;
   if (connector.get() != nullptr) {
-    if (tracker.get() != nullptr) {
-      if (rootPid != root) {
-        KJ_LOG(ERROR, "the launcher's root is not the first process born in the capture cgroup",
-               root, rootPid);
-        recorder.markPartial();
-      }
+    if (tracker.get() != nullptr && rootPid == root) {
+      history.clear();
       return;
     }
-    // The root's fork was not identified live (it left before we looked): replay what came,
-    // through the pending queue so that each exec sees what followed it.
+    // The root's fork was not identified live (it left before we looked), or under load the
+    // guess was wrong (another process of the group was read first): follow the launcher's
+    // root from what came before start(), replayed through the pending queue so that each exec
+    // sees what followed it. Rows a wrong guess recorded are genuine descendants' rows; the
+    // recorder keeps the row times non-decreasing.
     rootPid = root;
     tracker = makeTracker();
-    if (earlyOverflow) recorder.markPartial();
+    if (historyOverflow) recorder.markPartial();
     // They precede whatever a flood left unhandled (drains handle a bounded share per turn).
-    auto replay = kj::mv(early);
-    early.clear();
+    auto replay = kj::mv(history);
+    history.clear();
+    for (auto& event : replay) {
+      if (event.kind == ProcEvent::EXEC) --execsHandled[event.pid];  // handled again below
+    }
     pending.insert(pending.begin() + static_cast<ptrdiff_t>(nextPending), replay.begin(),
                    replay.end());
     countPendingExecs(nextPending, nextPending + replay.size());
@@ -185,6 +322,9 @@ void ProcessObserver::start(pid_t root) {
     }
   } else {
     rootPid = root;
+    for (auto& row : sampledExecsBeforeStart)
+      recorder.offerUnfiltered(row);
+    sampledExecsBeforeStart.clear();
     walker = kj::heap<ProcessWalker>(rootPid, config.runToken, config.maxProcesses, recorder);
     observation = samplePasses().eagerlyEvaluate([this](kj::Exception&& exception) {
       KJ_LOG(ERROR, "process sampling failed; samples are partial", exception);
@@ -197,7 +337,8 @@ kj::Own<EventTracker> ProcessObserver::makeTracker() {
   CaptureCgroup& cgroupRef = *group;
   return kj::heap<EventTracker>(
       rootPid, recorder, [&cgroupRef]() { return cgroupRef.members(); }, liveProcReader(),
-      [this](pid_t pid) { return laterExecQueued(pid); });
+      [this](pid_t pid) { return laterExecQueued(pid); },
+      [this](pid_t pid) { return takeNotifiedCommand(pid); });
 }
 
 void ProcessObserver::countPendingExecs(size_t from, size_t to) {
@@ -210,6 +351,9 @@ void ProcessObserver::readConnector() {
   size_t before = pending.size();
   queueEmpty = connector->readAvailable(pending);
   countPendingExecs(before, pending.size());
+  for (size_t i = before; i < pending.size(); ++i) {
+    if (pending[i].kind == ProcEvent::EXEC) ++execsRead[pending[i].pid];
+  }
 }
 
 bool ProcessObserver::laterExecQueued(pid_t pid) {
@@ -229,8 +373,10 @@ void ProcessObserver::handlePending(size_t budget) {
     if (event.kind == ProcEvent::EXEC) {
       auto found = pendingExecs.find(event.pid);
       if (found != pendingExecs.end() && --found->second == 0) pendingExecs.erase(found);
+      ++execsHandled[event.pid];
     }
     handleEvent(event);
+    if (event.kind == ProcEvent::EXEC) forgetSettledExecCounts(event.pid);
   }
   if (nextPending == pending.size()) {
     pending.clear();

@@ -48,6 +48,8 @@
 namespace rea::helper {
 
 class CaptureCgroup;
+class ExecNotifier;
+struct ExecRequest;
 class ProcConnector;
 class EventTracker;
 class ProcessWalker;
@@ -66,7 +68,16 @@ struct ObserverConfig {
   // so nothing it forks inherits it). An exec'd program's argv can only be read from /proc
   // while it lives; /bin/true lives about a millisecond, and on a busy machine an ordinary
   // thread wakes too late for one exec in ten. Without the privilege this silently does nothing.
+  bool execNotify = false;
+  // Exact mode: observe execs kernel-side (exec-notifier.h) through `execChannel`.
+  int execChannel = -1;
+  // The exec channel (helpers/common/exec-channel.h), or -1. Owned (closed) by the observer.
 };
+
+enum class ExecObservation { NONE, PROCFS, SECCOMP_NOTIFY };
+// How execs' command lines are observed: not at all as events (sampled), from /proc after the
+// kernel's exec event (exact), or kernel-side before the exec (either mode; the manifest's
+// exec_observation).
 
 class ProcessObserver {
  public:
@@ -103,6 +114,14 @@ class ProcessObserver {
   // After stop(). Ownership-verified cleanup over the same scope as settle(), then the cgroup
   // is removed and run-token carriers outside it are named and killed (cleanup.h).
 
+  bool execNotifyOffered() const { return notifier.get() != nullptr; }
+  // Not forced sampled, with the exec channel and a kernel that has seccomp user notification:
+  // the launcher is to install the exec filter (PtyConfig.execNotify). Exact mode takes each
+  // exec's command for its kernel exec event; sampled mode records each exec as a row at once.
+  ExecObservation execObservation() const;
+  std::string execProblem() const;
+  // Why kernel-side observation was asked for and is not in use ("" otherwise).
+
   bool isPartial() const { return recorder.isPartial(); }
   uint32_t recordedCount() const { return recorder.recordedCount(); }
   uint32_t unreadCommandCount() const { return recorder.unreadCommandCount(); }
@@ -131,6 +150,8 @@ class ProcessObserver {
   kj::Own<kj::UnixEventPort::FdObserver> connectorWatch;  // destroyed before the fds they watch
   kj::Own<kj::UnixEventPort::FdObserver> cgroupWatch;
   kj::Own<RealtimeBoost> boost;
+  kj::Own<ExecNotifier> notifier;  // kept to the end: its listener closing fails later execs
+  std::string execWhyNot;
   kj::Maybe<kj::Promise<void>> observation;
   pid_t rootPid = 0;
   bool started = false;
@@ -138,13 +159,15 @@ class ProcessObserver {
   bool cleanedUp = false;
 
   // Exact mode follows events from construction on, before the root's pid is known: the root is
-  // the first process born inside the capture cgroup (its fork event is checked against
-  // /proc/PID/cgroup at once), so a target that execs and exits within a millisecond, before the
-  // launcher's start() arrives, is still recorded. Events before the root is identified are kept
-  // (bounded) and replayed by start() when the root could not be identified live.
+  // guessed as the first process born inside the capture cgroup to a parent outside it (both
+  // checked against /proc/PID/cgroup at once), so a target that execs and exits within a
+  // millisecond, before the launcher's start() arrives, is still recorded. Every event before
+  // start() is kept (bounded) and replayed by start() when the root could not be identified
+  // live or the guess was wrong (no ordering between the processes is assumed).
   std::string cgroupRelativePath;  // the group as /proc/PID/cgroup names it ("/rea-<token>")
-  std::vector<ProcEvent> early;
-  bool earlyOverflow = false;
+  std::vector<ProcEvent> history;
+  bool historyOverflow = false;
+  bool launchedFromOutside(pid_t parentPid);
 
   // Exact mode: events read from the connector and not yet handled, and how many EXECs of each
   // pid are among them, so that an exec can be checked for a later one (laterExecQueued).
@@ -152,6 +175,32 @@ class ProcessObserver {
   size_t nextPending = 0;
   std::unordered_map<pid_t, uint32_t> pendingExecs;
   bool queueEmpty = false;  // the last read from the connector ended with its queue empty
+
+  // Kernel-side exec observation: a notification is the exec that the next EXEC event of its
+  // pid will report (a failed exec has none and is overwritten by the retry). EXEC events are
+  // counted per pid as read and as handled; a notification is stamped with the ordinal of the
+  // exec event it precedes (read + 1, after reading all the kernel has queued), and matches the
+  // EXEC event that is handled as that ordinal.
+  struct NotifiedExec {
+    uint32_t ordinal;
+    std::string command;
+  };
+  std::unordered_map<pid_t, uint32_t> execsRead;
+  std::unordered_map<pid_t, uint32_t> execsHandled;
+  std::unordered_map<pid_t, NotifiedExec> notifiedExecs;
+  void noteExecRequest(pid_t pid, std::string command);
+  // Sampled mode with kernel-side exec observation: each exec is a row of its own.
+  std::vector<ProcessRecord> sampledExecsBeforeStart;
+  struct LastExec {
+    uint64_t startTime;
+    std::string command;
+  };
+  std::unordered_map<pid_t, LastExec> lastNotifiedExec;  // pass rows are checked against it
+  void startExecNotifier(kj::AutoCloseFd channel);
+  void recordSampledExec(ExecRequest request);
+  static pid_t threadGroupOf(pid_t pid);
+  kj::Maybe<std::string> takeNotifiedCommand(pid_t pid);
+  void forgetSettledExecCounts(pid_t pid);
 
   bool bornInCaptureCgroup(pid_t pid);
   kj::Own<EventTracker> makeTracker();

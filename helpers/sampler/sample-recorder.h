@@ -2,17 +2,21 @@
 // The raw process samples of a capture (SPEC B §4.3 ProcessSample before renumbering, §6.8) and
 // the rule deciding which ones are recorded: a row is skipped when its (ppid, command, pgid, sid)
 // equals the last recorded tuple for that pid; once `limits.processes` rows are recorded every
-// further new row sets `partial` instead. Both observation modes feed rows through this rule.
-// Owns: the per-pid last recorded tuples.
+// further new row sets `partial` instead. A row with an empty command (an exited or exiting
+// process, B's "live -> exited") is never recorded (A15). Both observation modes feed rows through
+// this rule. Owns: the per-pid last recorded tuples.
 //
 // Errors: none; a full recorder is a result (`isPartial()`).
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include <kj/common.h>
 
 namespace rea::helper {
 
@@ -41,7 +45,14 @@ class SampleRecorder {
   // `maxProcesses` is the scenario's limits.processes (1-10000).
 
   bool offer(const ProcessRecord& record);
-  // Records the row (true), or skips it as unchanged or over the limit (false).
+  // Records the row (true), or skips it as unchanged, refused by the filter or over the limit
+  // (false).
+  bool offerUnfiltered(const ProcessRecord& record);
+  // offer() without the filter.
+
+  void setFilter(std::function<bool(const ProcessRecord&)> accept) { filter = kj::mv(accept); }
+  // Rows offer() passes on only when `accept` says so (sampled mode with kernel-side exec
+  // observation: a pass must not re-record the image an exec already replaced).
 
   void markPartial() { partial = true; }
   // Observations were lost (a sampling error, a proc-connector overrun).
@@ -64,8 +75,10 @@ class SampleRecorder {
   };
   uint32_t maxProcesses;
   ProcessSink& sink;
+  std::function<bool(const ProcessRecord&)> filter;
   std::unordered_map<pid_t, Tuple> last;
   uint32_t recorded = 0;
+  uint64_t lastAtNs = 0;
   uint32_t unreadCommands = 0;
   bool partial = false;
 };

@@ -1,6 +1,8 @@
 #include "helpers/sampler/seccomp-policy.h"
 
 #include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 
 namespace rea::helper {
@@ -29,6 +31,17 @@ SeccompPolicy samplerSeccompPolicy() {
   policy.allow("ownership", "pidfd_open");
   policy.allowIf("ownership", "pidfd_send_signal", argEquals(1, 0, "0"))
       .allowIf("ownership", "pidfd_send_signal", argEquals(1, SIGKILL, "SIGKILL"));
+  // exec-notifier.c++: the seccomp listener's receive, validity check and answer, and the
+  // paused caller's argv (process_vm_readv, read only). The listener itself comes on the exec
+  // channel (recvmsg, in the baseline).
+  policy
+      .allowIf("exec-notify", "ioctl",
+               argEquals(1, SECCOMP_IOCTL_NOTIF_RECV, "SECCOMP_IOCTL_NOTIF_RECV"))
+      .allowIf("exec-notify", "ioctl",
+               argEquals(1, SECCOMP_IOCTL_NOTIF_SEND, "SECCOMP_IOCTL_NOTIF_SEND"))
+      .allowIf("exec-notify", "ioctl",
+               argEquals(1, SECCOMP_IOCTL_NOTIF_ID_VALID, "SECCOMP_IOCTL_NOTIF_ID_VALID"));
+  policy.allow("exec-notify", "process_vm_readv");
   // CaptureCgroup::remove: rmdir of the capture cgroup once it is empty.
   policy.allow("cgroup", "rmdir");
   return policy;

@@ -1,8 +1,11 @@
 #include "helpers/sampler/server.h"
 
+#include <sys/stat.h>
+
 #include <kj/debug.h>
 
 #include "helpers/common/event-sink.h"
+#include "helpers/common/exec-channel.h"
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/process-observer.h"
 #include "helpers/sampler/seccomp-policy.h"
@@ -37,6 +40,18 @@ void findingToSchema(const ProcessFinding& finding, schema::Finding::Builder out
       out.setEscape(schema::Finding::Escape::OUTSIDE);
       break;
   }
+}
+
+schema::ExecObservation execObservationToSchema(ExecObservation observation) {
+  switch (observation) {
+    case ExecObservation::NONE:
+      return schema::ExecObservation::NONE;
+    case ExecObservation::PROCFS:
+      return schema::ExecObservation::PROCFS;
+    case ExecObservation::SECCOMP_NOTIFY:
+      return schema::ExecObservation::SECCOMP_NOTIFY;
+  }
+  KJ_UNREACHABLE;
 }
 
 schema::Settlement::State settlementState(Settlement::State state) {
@@ -118,6 +133,8 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
       auto request = KJ_ASSERT_NONNULL(sinkCap).doneRequest();
       request.setPartial(partial);
       request.setUnreadCommands(unread);
+      request.setExecObservation(execObservationToSchema(observer.execObservation()));
+      request.setExecProblem(observer.execProblem());
       request.setRecordedCount(count + takeMalformed());  // test-only: a wrong count
       return request.send().ignoreResult().then(
           [call, partial]() mutable { call.getResults().setPartial(partial); });
@@ -195,6 +212,12 @@ ObserverConfig configFromSchema(schema::SamplerConfig::Reader config) {
   KJ_REQUIRE(result.maxProcesses >= 1 && result.maxProcesses <= 10000, "maxProcesses out of range",
              result.maxProcesses);
   result.forceSampled = config.getForceSampled();
+  result.execNotify = config.getExecNotify();
+  // The exec channel the supervisor passed (helpers/common/exec-channel.h), if it did.
+  struct stat channel;
+  if (result.execNotify && fstat(EXEC_CHANNEL_FD, &channel) == 0 && S_ISSOCK(channel.st_mode)) {
+    result.execChannel = EXEC_CHANNEL_FD;
+  }
   return result;
 }
 
@@ -218,6 +241,7 @@ class SamplerServer final : public schema::Sampler::Server {
       results.setCgroupPath(bytesOf(group->path()));
     }
     results.setSampledReason(observer.sampledReason());
+    results.setExecNotify(observer.execNotifyOffered());
     results.setJob(kj::mv(job));
     return kj::READY_NOW;
   }

@@ -283,11 +283,33 @@ TEST(SamplerRecorder, RecordsAProcessAgainOnlyWhenItChanges) {
   row.pgid = 101;
   EXPECT_TRUE(recorder.offer(row)) << "moved group";
   row.command = "";
-  EXPECT_TRUE(recorder.offer(row)) << "exited";
+  EXPECT_FALSE(recorder.offer(row)) << "exited: never a row with an empty command (A15)";
+  row.command = "x";
+  EXPECT_TRUE(recorder.offer(row)) << "the exit forgot the tuple: a reused pid is recorded";
   row.pid = 101;
   EXPECT_TRUE(recorder.offer(row)) << "another pid, same tuple";
   EXPECT_EQ(sink.rows.size(), 5u);
   EXPECT_FALSE(recorder.isPartial());
+}
+
+TEST(SamplerRecorder, AFilterRefusesPassRowsButNotNotifiedExecs) {
+  Rows sink;
+  SampleRecorder recorder(10, sink);
+  recorder.setFilter([](const ProcessRecord& row) { return row.command != "stale"; });
+  EXPECT_TRUE(recorder.offerUnfiltered({1, 100, 1, 100, 100, "new"}));
+  EXPECT_FALSE(recorder.offer({2, 100, 1, 100, 100, "stale"})) << "refused by the filter";
+  EXPECT_TRUE(recorder.offerUnfiltered({3, 100, 1, 100, 100, "stale"})) << "not filtered";
+  EXPECT_TRUE(recorder.offer({4, 101, 1, 100, 100, "other"}));
+  EXPECT_EQ(sink.rows.size(), 3u);
+}
+
+TEST(SamplerRecorder, RowTimesNeverGoBack) {
+  Rows sink;
+  SampleRecorder recorder(10, sink);
+  EXPECT_TRUE(recorder.offer({5, 100, 1, 100, 100, "a"}));
+  EXPECT_TRUE(recorder.offer({3, 101, 1, 100, 100, "b"})) << "a replayed older event";
+  ASSERT_EQ(sink.rows.size(), 2u);
+  EXPECT_EQ(sink.rows[1].atNs, 5u);
 }
 
 TEST(SamplerRecorder, StopsAtTheProcessLimitAndMarksPartial) {
@@ -365,20 +387,20 @@ TEST(SamplerEventTracker, FollowsTheRootsDescendantsOnly) {
   tracker.handle(event(ProcEvent::SID, 10, GRANDCHILD));
   tracker.handle(event(ProcEvent::EXIT, 11, STRANGER));
   tracker.handle(event(ProcEvent::EXIT, 12, GRANDCHILD));
-  ASSERT_EQ(sink.rows.size(), 6u);
+  ASSERT_EQ(sink.rows.size(), 5u);
   // A fork copies its parent: command and ids are the parent's.
   EXPECT_EQ(sink.rows[1], (ProcessRecord{7, CHILD, ROOT, ROOT, ROOT, "/bin/sh -c job"}));
   EXPECT_EQ(sink.rows[2], (ProcessRecord{8, GRANDCHILD, CHILD, ROOT, ROOT, "/bin/sh -c job"}));
   EXPECT_EQ(sink.rows[3], (ProcessRecord{9, GRANDCHILD, CHILD, ROOT, ROOT, "daemon --flag"}));
   EXPECT_EQ(sink.rows[4],
             (ProcessRecord{10, GRANDCHILD, CHILD, GRANDCHILD, GRANDCHILD, "daemon --flag"}));
-  EXPECT_EQ(sink.rows[5], (ProcessRecord{12, GRANDCHILD, CHILD, GRANDCHILD, GRANDCHILD, ""}));
+  // Its exit is no row (A15: never an empty command), but it is no longer tracked.
   EXPECT_FALSE(tracker.isTracked(GRANDCHILD));
 
   // The grandchild's pid recycled by a stranger's fork is not the capture's.
   tracker.handle(event(ProcEvent::FORK, 13, GRANDCHILD, STRANGER));
   EXPECT_FALSE(tracker.isTracked(GRANDCHILD));
-  EXPECT_EQ(sink.rows.size(), 6u);
+  EXPECT_EQ(sink.rows.size(), 5u);
   EXPECT_FALSE(recorder.isPartial());
 }
 
@@ -433,6 +455,40 @@ TEST(SamplerEventTracker, AnExecReadAfterTheNextExecIsLostNotMisnamed) {
   EXPECT_FALSE(recorder.isPartial());
 }
 
+TEST(SamplerEventTracker, ACommandReadKernelSideNeedsNoProc) {
+  // Kernel-side exec observation (exec-notifier.h) read argv while the caller was paused: the
+  // program may be reaped, or have exec'd again, before its event is handled.
+  Rows sink;
+  SampleRecorder recorder(100, sink);
+  FakeProc proc;
+  std::map<pid_t, std::string> notified;
+  EventTracker tracker(
+      ROOT, recorder, []() { return std::vector<pid_t>(); }, proc, [](pid_t) { return true; },
+      [&](pid_t pid) -> kj::Maybe<std::string> {
+        auto found = notified.find(pid);
+        if (found == notified.end()) return nullptr;
+        std::string command = found->second;
+        notified.erase(found);
+        return command;
+      });
+  proc.set(ROOT, 77, ROOT, ROOT, "/bin/sh");
+  tracker.handle(event(ProcEvent::FORK, 1, ROOT, 77));
+  notified[ROOT] = "/bin/sh -c job";
+  tracker.handle(event(ProcEvent::EXEC, 2, ROOT));
+  tracker.handle(event(ProcEvent::FORK, 3, CHILD, ROOT));
+  proc.remove(CHILD);  // reaped before its exec event was handled
+  notified[CHILD] = "/bin/true 42";
+  tracker.handle(event(ProcEvent::EXEC, 4, CHILD));
+  ASSERT_EQ(sink.rows.size(), 3u);
+  EXPECT_EQ(sink.rows[0].command, "/bin/sh -c job") << "not /proc's later view";
+  EXPECT_EQ(sink.rows[2], (ProcessRecord{4, CHILD, ROOT, ROOT, ROOT, "/bin/true 42"}));
+  EXPECT_EQ(recorder.unreadCommandCount(), 0u);
+  // Without a notification the /proc path decides as before (here: a later exec is queued).
+  tracker.handle(event(ProcEvent::EXEC, 5, ROOT));
+  EXPECT_EQ(sink.rows.size(), 3u);
+  EXPECT_EQ(recorder.unreadCommandCount(), 1u);
+}
+
 TEST(SamplerEventTracker, ALiveProcessWithoutArgvIsBetweenTwoExecs) {
   Rows sink;
   SampleRecorder recorder(100, sink);
@@ -474,9 +530,8 @@ TEST(SamplerEventTracker, AnOverrunResynchronisesFromTheCgroup) {
   EXPECT_TRUE(recorder.isPartial());
   EXPECT_FALSE(tracker.isTracked(CHILD));
   EXPECT_TRUE(tracker.isTracked(GRANDCHILD));
-  ASSERT_EQ(sink.rows.size(), 4u);
-  EXPECT_EQ(sink.rows[2], (ProcessRecord{4, CHILD, ROOT, ROOT, ROOT, ""}));
-  EXPECT_EQ(sink.rows[3], (ProcessRecord{4, GRANDCHILD, 1, ROOT, ROOT, "sleep 9"}));
+  ASSERT_EQ(sink.rows.size(), 3u);  // the child's exit is no row (A15)
+  EXPECT_EQ(sink.rows[2], (ProcessRecord{4, GRANDCHILD, 1, ROOT, ROOT, "sleep 9"}));
 }
 
 }  // namespace
