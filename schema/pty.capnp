@@ -66,6 +66,12 @@ struct PtyConfig {
   cgroupPath @16 :Data;
   # The capture cgroup made by the sampler (A8): when non-empty the target is born inside it
   # (clone3 with CLONE_INTO_CGROUP); when empty (sampled mode) it is forked as usual.
+
+  executableObject @17 :Data;
+  # The executable the supervisor opened and checked against the policy (issue 18.2): a path
+  # that names that very object (/proc/<pid>/fd/<n> of the supervisor). When non-empty the
+  # target execs that object (execveat with AT_EMPTY_PATH), with argv[0] = `executable`, so a
+  # symlink swapped after the check changes nothing. Empty: `executable` is exec'd by path.
 }
 
 struct TargetNetwork {

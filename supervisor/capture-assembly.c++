@@ -27,6 +27,11 @@ const char FILESYSTEM_LIMITATION[] =
     "The filesystem is observed through before/after snapshots rather than syscall tracing.";
 const char NETWORK_LIMITATION[] = "The harness leaves external networking unisolated.";
 const char NETWORK_RESIDUAL[] = "This adapter does not isolate external networking.";
+// Issue 18: the private namespace isolates IP sockets and abstract Unix sockets; a Unix socket
+// bound to a path is reached through the filesystem, which network_access does not govern.
+const char LOOPBACK_SOCKETS_LIMITATION[] =
+    "Loopback isolation covers IP sockets only: Unix sockets bound to filesystem paths stay "
+    "reachable as far as filesystem permissions allow.";
 
 class Clock {
  public:
@@ -292,6 +297,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
     capture.limitations.push_back(NETWORK_LIMITATION);
     capture.residualUnknowns.push_back({ResidualScope::NETWORK, NETWORK_RESIDUAL});
+  } else {
+    capture.limitations.push_back(LOOPBACK_SOCKETS_LIMITATION);
   }
   for (const auto& lost : run.lostHelpers) {
     // `lost.reason` already names the helper ("the pty helper crashed with signal 11 ...").

@@ -1,0 +1,171 @@
+// Issue 18: a hostile target and a careless operator against the real `rea` binary. Each test
+// reproduces one attack that used to work and checks that it now gets nothing, while the
+// legitimate path next to it still works.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "evidence/evidence-record.h"
+#include "tests/integration/harness.h"
+
+namespace rea::test {
+namespace {
+
+const std::string CURL = "curl -sS --max-time 10 -H 'Expect:' ";
+
+struct HostListener {
+  // A TCP socket listening on the host's 127.0.0.1 (not in any capture's namespace). A
+  // connection completes in the backlog without accept(), so pending() tells whether anything
+  // reached it.
+  int fd = -1;
+  int port = 0;
+  HostListener() {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+        listen(fd, 16) != 0) {
+      throw std::runtime_error("host listener");
+    }
+    socklen_t size = sizeof(address);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
+    port = ntohs(address.sin_port);
+  }
+  ~HostListener() { close(fd); }
+  int pending() const {
+    int count = 0;
+    for (;;) {
+      int connection = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection < 0) return count;
+      close(connection);
+      ++count;
+    }
+  }
+};
+
+TEST(Hardening, ARootTargetCannotJoinTheHostNetworkFromLoopback) {
+  // Issue 18.1: as root the target used to keep CAP_SYS_ADMIN, and `nsenter --net=...` of its
+  // parent's (the pty helper's) or init's namespace reached the host's loopback.
+  if (geteuid() != 0) GTEST_SKIP() << "the attack needs a root target";
+  HostListener host;
+  Sandbox sandbox;
+  Policy policy;
+  policy.allowExternalNetwork = false;
+  std::string url = "http://127.0.0.1:" + std::to_string(host.port) + "/";
+  Json scenario{{"approved", true},
+                {"executable", "/bin/sh"},
+                {"arguments",
+                 {"-c",
+                  "for ns in /proc/$PPID/ns/net /proc/1/ns/net; do\n"
+                  "  nsenter --net=$ns curl -s --max-time 2 " +
+                      url +
+                      " >/dev/null 2>&1; echo join=$?\n"
+                      "done\n"
+                      "unshare --net true 2>/dev/null; echo unshare=$?\n"
+                      "grep CapBnd /proc/self/status\n" +
+                      CURL + "\"$REA_REPLAY_HTTP_URL/inside\"; echo\n"}},
+                {"working_directory", "/tmp"},
+                {"environment", {{"PATH", "/usr/bin:/bin:/usr/sbin:/sbin"}}},
+                {"timeout_ms", 30000},
+                {"network_access", "loopback"},
+                {"replay", Json::parse(R"({"http":[{"method":"GET","path":"/inside","status":200,
+                                         "body":"inside"}]})")}};
+  auto result = sandbox.capture(scenario, policy);
+  ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
+  ASSERT_TRUE(result.output);
+  std::string out = concatenatedFrames(*result.output);
+  // nsenter's setns() is refused (exit 1): curl never ran, so neither 0 nor a timeout (28).
+  EXPECT_NE(out.find("join=1\r\njoin=1\r\nunshare=1\r\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("inside"), std::string::npos) << out;  // the replay server still answers
+  EXPECT_EQ(host.pending(), 0);
+  const Json& c = capture(*result.output);
+  bool socketsNamed = false;
+  for (const auto& sentence : c["limitations"]) {
+    socketsNamed =
+        socketsNamed || sentence.get<std::string>().find("Unix sockets") != std::string::npos;
+  }
+  EXPECT_TRUE(socketsNamed) << c["limitations"].dump();
+  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
+}
+
+class SymlinkSwapper {
+  // Flips `link` between two targets as fast as it can (rename over it: always present).
+ public:
+  SymlinkSwapper(std::string link, std::string inside, std::string outside)
+      : thread([this, link, inside, outside]() {
+          std::string temporary = link + ".next";
+          for (bool out = true; !stop; out = !out) {
+            unlink(temporary.c_str());
+            if (symlink((out ? outside : inside).c_str(), temporary.c_str()) == 0) {
+              rename(temporary.c_str(), link.c_str());
+            }
+          }
+        }) {}
+  ~SymlinkSwapper() {
+    stop = true;
+    thread.join();
+  }
+
+ private:
+  std::atomic<bool> stop{false};
+  std::thread thread;
+};
+
+TEST(Hardening, ASymlinkSwappedAfterTheCheckNeverRunsOrStartsOutsideTheRoots) {
+  // Issue 18.2: the executable and the working directory were checked with realpath, then used
+  // by path, so a symlink flipped in between ran a program (or started in a directory) outside
+  // the roots in about a fifth of the tries.
+  namespace fs = std::filesystem;
+  Sandbox sandbox;
+  std::string root = sandbox.tmpdir() + "/root", outside = sandbox.tmpdir() + "/outside";
+  fs::create_directories(root + "/bin");
+  fs::create_directories(root + "/work");
+  fs::create_directories(outside);
+  fs::copy_file("/bin/sh", root + "/bin/tool");
+  fs::copy_file("/bin/echo", outside + "/tool");  // prints its arguments instead of running them
+  fs::create_directory_symlink("bin", root + "/exe");
+  fs::create_directory_symlink("work", root + "/cwd");
+  Policy policy;
+  policy.executableRoots = "[\"" + root + "\"]";
+  policy.workingRoots = "[\"" + root + "\"]";
+  Json scenario = shScenario("echo ran-inside; pwd -P");
+  scenario["executable"] = root + "/exe/tool";
+  scenario["working_directory"] = root + "/cwd";
+  scenario["timeout_ms"] = 10000;
+
+  int inside = 0, refused = 0, escaped = 0;
+  {
+    SymlinkSwapper executable(root + "/exe", "bin", outside);
+    SymlinkSwapper directory(root + "/cwd", "work", outside);
+    for (int i = 0; i < 40; ++i) {
+      auto result = sandbox.capture(scenario, policy);
+      std::string out = result.output && result.exitCode == 0 ? concatenatedFrames(*result.output)
+                                                              : std::string();
+      if (result.exitCode != 0) {
+        ++refused;  // the check (or the opened object) was outside: denied, never run
+      } else if (out.find("ran-inside\r\n" + root + "/work\r\n") != std::string::npos) {
+        ++inside;
+      } else {
+        ++escaped;
+        ADD_FAILURE() << "try " << i << ": " << out;
+      }
+    }
+  }
+  EXPECT_EQ(escaped, 0) << inside << " inside, " << refused << " refused";
+  EXPECT_GT(inside + refused, 0);
+  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
+}
+
+}  // namespace
+}  // namespace rea::test
