@@ -15,6 +15,7 @@
 #include "supervisor/assemble-protocol.h"
 #include "supervisor/assemble-rendered.h"
 #include "supervisor/assemble-shim.h"
+#include "supervisor/redact-paths.h"
 
 namespace rea::supervisor {
 namespace {
@@ -276,6 +277,12 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesBefore = std::move(filesystem.filesBefore);
   capture.filesAfter = std::move(filesystem.filesAfter);
   capture.filesystemEffects = std::move(filesystem.effects);
+  // A3 (issue 18.3): names found on disk or in requests are recorded as found, secrets aside.
+  Normaliser redact(secretsOnly(base));
+  redactCheckpoints(capture.filesystemCheckpoints, redact);
+  redactFileStates(capture.filesBefore, redact);
+  redactFileStates(capture.filesAfter, redact);
+  redactFileEffects(capture.filesystemEffects, redact);
 
   capture.truncated = run.pty.outputTruncated || run.pty.renderTruncated || rendered.truncated ||
                       processes.partial || filesystem.truncated || !run.lostHelpers.empty() ||
@@ -286,6 +293,7 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   if (run.replay) {
     auto protocol = assembleProtocol(*run.replay, base, clock.bucket);
     capture.protocolEvents = std::move(protocol.events);
+    redactProtocolEvents(capture.protocolEvents, redact);
     capture.truncated = capture.truncated || protocol.truncated;
     for (auto& sentence : protocol.limitations)
       capture.limitations.push_back(std::move(sentence));

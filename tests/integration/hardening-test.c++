@@ -167,5 +167,81 @@ TEST(Hardening, ASymlinkSwappedAfterTheCheckNeverRunsOrStartsOutsideTheRoots) {
   EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
 
+// Every string value in a JSON document (object keys are the schema's own).
+void collectStrings(const Json& value, std::vector<std::string>& out) {
+  if (value.is_string()) {
+    out.push_back(value.get<std::string>());
+  } else if (value.is_object() || value.is_array()) {
+    for (const auto& item : value)
+      collectStrings(item, out);
+  }
+}
+
+TEST(Hardening, NoSecretInAnyStringOfACaptureMadeUnderHostileNames) {
+  // Issue 18.3: file names, symlink targets and request paths holding a secret were recorded in
+  // the clear, and so was the ^A echo of a sensitive input with a control character.
+  const std::string secret = "Qx9-hostile-SECRET";
+  const std::string sensitive = std::string("pin\x01") + "code-77";  // echoed as "pin^Acode-77"
+  Sandbox sandbox;
+  std::string root = sandbox.tmpdir() + "/root";
+  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
+  std::ofstream(root + "/before-" + secret) << "x";  // in files_before already
+  Json scenario{
+      {"approved", true},
+      {"executable", "/bin/sh"},
+      {"arguments",
+       {"-c",
+        "R='" + root +
+            "'\n"
+            "read line\n"
+            "touch \"$R/made-$SECRET_TOKEN\"; ln -s \"sub-$SECRET_TOKEN\" \"$R/link\"\n"
+            "echo mark\n"
+            "mv \"$R/before-$SECRET_TOKEN\" \"$R/moved-$SECRET_TOKEN-x\"\n"
+            "curl -s --max-time 10 \"$REA_REPLAY_HTTP_URL/p/$SECRET_TOKEN?q=$SECRET_TOKEN\" "
+            ">/dev/null\n"
+            "curl -s --max-time 10 -X \"M$SECRET_TOKEN\" \"$REA_REPLAY_HTTP_URL/ok\" >/dev/null\n"
+            "echo done\n"}},
+      {"working_directory", "/tmp"},
+      {"environment", {{"PATH", "/usr/bin:/bin"}, {"SECRET_TOKEN", secret}}},
+      {"secret_aliases", {"SECRET_TOKEN"}},
+      {"filesystem_roots", {root}},
+      {"checkpoints",
+       {{{"name", "mark"}, {"trigger", {{"type", "terminal_literal"}, {"value", "mark"}}}}}},
+      {"events",
+       {{{"type", "input"}, {"at_ms", 0}, {"data", sensitive + "\r"}, {"sensitive", true}}}},
+      {"replay", Json::parse(R"({"http":[{"method":"GET","path":"/ok","status":200,
+                                         "body":"ok"}]})")},
+      {"timeout_ms", 20000}};
+  auto result = sandbox.capture(scenario);
+  ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
+  ASSERT_TRUE(result.output);
+  const std::string caret = "pin^Acode-77";
+  std::vector<std::string> strings;
+  collectStrings(*result.output, strings);
+  size_t redacted = 0;
+  for (const auto& text : strings) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << text;
+    EXPECT_EQ(text.find(caret), std::string::npos) << text;
+    EXPECT_EQ(text.find(sensitive), std::string::npos) << text;
+    EXPECT_EQ(text.find("code-77"), std::string::npos) << text;  // no tail of it either
+    if (text.find("<redacted>") != std::string::npos) ++redacted;
+  }
+  for (const std::string& value : {secret, caret}) {
+    EXPECT_EQ(result.stdoutText.find(value), std::string::npos) << value;
+    EXPECT_EQ(result.stderrText.find(value), std::string::npos) << value;
+  }
+  // The hostile names really were recorded (redacted), so the walk saw them.
+  const Json& c = capture(*result.output);
+  std::string after = c["files_after"].dump(), effects = c["filesystem_effects"].dump();
+  EXPECT_NE(after.find("made-<redacted>"), std::string::npos) << after;
+  EXPECT_NE(after.find("\"symlink_target\":\"sub-<redacted>\""), std::string::npos) << after;
+  EXPECT_NE(effects.find("moved-<redacted>-x"), std::string::npos) << effects;
+  EXPECT_NE(c["files_before"].dump().find("before-<redacted>"), std::string::npos);
+  EXPECT_NE(c["protocol_events"].dump().find("/p/<redacted>"), std::string::npos)
+      << c["protocol_events"].dump();
+  EXPECT_GE(redacted, 6u);
+  EXPECT_TRUE(sandbox.leftoverProcesses().empty());
+}
+
 }  // namespace
 }  // namespace rea::test
