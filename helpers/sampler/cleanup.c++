@@ -45,6 +45,15 @@ struct CleanupLoop {
   bool firstTime(const ProcStat& stat) { return seen.insert({stat.pid, stat.startTime}).second; }
 
   kj::Promise<void> killRound() {
+    // Issue 18.4: a capture cgroup holds only what was born in it (the target starts inside it,
+    // and every descendant is a member from its first moment), so each member is the target's
+    // whether it kept the run token or not (`setsid env -i` scrubs it): all of them are killed.
+    // The run token still decides in sampled mode, where the scope is the whole machine.
+    bool bornInCapture = false;
+    KJ_IF_MAYBE (group, scope.cgroup()) {
+      (void)group;
+      bornInCapture = true;
+    }
     std::vector<ProcStat> members;
     KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { members = scope.liveMembers(); })) {
       KJ_LOG(WARNING, "cleanup: capture membership unreadable", *exception);
@@ -69,6 +78,13 @@ struct CleanupLoop {
         case Ownership::TOKEN_MISSING:
         case Ownership::TOKEN_DIFFERENT:
         case Ownership::UNREADABLE:
+          if (bornInCapture) {
+            if (firstTime(member)) {
+              report.signalled.push_back(describeProcess(member, process.getOwnership(), rootPid));
+            }
+            owned.push_back(kj::mv(process));
+            continue;
+          }
           unownedAlive = true;
           if (firstTime(member)) {
             report.unowned.push_back(describeProcess(member, process.getOwnership(), rootPid));

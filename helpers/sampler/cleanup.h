@@ -2,7 +2,10 @@
 // Ownership-verified cleanup of a capture (SPEC B §6.7.1, B §12, A8). Rounds, until a round
 // finds no owned member alive:
 //   1. list the scope's live members (zombies ignored); inspect each (pidfd + run token);
-//   2. a member whose token is missing, different or unreadable is never signalled: reported;
+//   2. a member whose token is missing, different or unreadable is never signalled: reported —
+//      except in a capture cgroup, whose members were all born in the capture (the target is
+//      started inside it): there every member is the target's and is killed, token or not, and
+//      reported in `signalled` with its ownership (issue 18.4);
 //   3. owned members are killed — with cgroup.kill when the scope is a cgroup and every member
 //      of that round is owned, else one by one through their pidfds (so a recycled pid or an
 //      unowned member is never hit);

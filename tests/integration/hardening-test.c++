@@ -243,5 +243,50 @@ TEST(Hardening, NoSecretInAnyStringOfACaptureMadeUnderHostileNames) {
   EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
 
+// Live processes whose command line holds `marker`.
+std::vector<int> processesWithArgument(const std::string& marker) {
+  std::vector<int> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find(marker) != std::string::npos) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+TEST(Hardening, DescendantsThatScrubbedTheRunTokenAreKilledAndCounted) {
+  // Issue 18.4: `setsid env -i` children (no run token) were moved out of the capture cgroup
+  // and left alive, and the capture did not say how many.
+  if (geteuid() != 0) GTEST_SKIP() << "exact process observation needs root here";
+  const std::string marker = "307.0071";
+  Sandbox sandbox;
+  auto result =
+      sandbox.capture(shScenario("for i in 1 2 3 4 5 6 7 8 9 10; do setsid env -i sleep " + marker +
+                                 " </dev/null >/dev/null 2>&1 & done\n"
+                                 "sleep 0.5; echo started\n"));
+  auto survivors = processesWithArgument(marker);
+  for (int pid : survivors)
+    kill(pid, SIGKILL);
+  ASSERT_EQ(result.exitCode, 0) << result.stdoutText << result.stderrText;
+  ASSERT_TRUE(result.output);
+  const Json& c = capture(*result.output);
+  if (c["manifest"].value("process_observation", "") != "exact") {
+    GTEST_SKIP() << "no capture cgroup on this machine";
+  }
+  EXPECT_TRUE(survivors.empty()) << survivors.size() << " scrubbed escapees survived";
+  std::string counted;
+  for (const auto& sentence : c["limitations"]) {
+    if (sentence.get<std::string>().find("without its run token") != std::string::npos) {
+      counted = sentence;
+    }
+  }
+  EXPECT_NE(counted.find("Cleanup found 10 processes born in the capture without its run "
+                         "token; 10 were killed, 0 left running."),
+            std::string::npos)
+      << c["limitations"].dump();
+}
+
 }  // namespace
 }  // namespace rea::test
