@@ -45,7 +45,9 @@ size_t jsonNestingDepth(const std::string& text) {
 
 InputFile readJsonFile(const std::string& path) {
   InputFile result;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // "-" is standard input (a pipe, a terminal or a redirected file).
+  int fd = path == "-" ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                       : open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     result.error = evidence::inputUnreadable(path);
     return result;

@@ -243,6 +243,28 @@ TEST(Hardening, NoSecretInAnyStringOfACaptureMadeUnderHostileNames) {
   EXPECT_TRUE(sandbox.leftoverProcesses().empty());
 }
 
+TEST(Hardening, SigtermEndsTheReadOfAScenarioFifoWithoutAWriter) {
+  // Issue 18.5: rea blocked SIGTERM before it read the scenario; opening a FIFO nobody writes
+  // then hung until SIGKILL. `timeout` sends SIGTERM after 1 s and SIGKILL 30 s later: the
+  // first must end it (nothing exists yet that would need cleaning up).
+  Sandbox sandbox;
+  std::string fifo = sandbox.tmpdir() + "/scenario.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto result = sandbox.runProgram("/usr/bin/timeout", {"--preserve-status", "--kill-after=30", "1",
+                                                        reaBinary(), "capture-process", fifo});
+  EXPECT_EQ(result.exitCode, 128 + SIGTERM) << result.stdoutText << result.stderrText;
+  EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
+}
+
+TEST(Hardening, ADashReadsTheScenarioFromStandardInput) {
+  // Standard input is /dev/null here: read as an empty document, not as a file named "-".
+  Sandbox sandbox;
+  auto result = sandbox.run({"capture-process", "-"});
+  EXPECT_EQ(result.exitCode, 1);
+  ASSERT_TRUE(result.output) << result.stdoutText;
+  EXPECT_EQ(result.stdoutText.find("Cannot open"), std::string::npos) << result.stdoutText;
+}
+
 // Live processes whose command line holds `marker`.
 std::vector<int> processesWithArgument(const std::string& marker) {
   std::vector<int> out;
