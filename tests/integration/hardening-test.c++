@@ -265,6 +265,33 @@ TEST(Hardening, ADashReadsTheScenarioFromStandardInput) {
   EXPECT_EQ(result.stdoutText.find("Cannot open"), std::string::npos) << result.stdoutText;
 }
 
+TEST(Hardening, ACaptureLeavesALookAlikeTemporaryRootAlone) {
+  // Issue 18.6: the stale-root sweep of every capture removed any old rea-process-* directory
+  // without an owner file (and any with an unlocked one), whoever made it.
+  Sandbox sandbox;
+  std::string bare = sandbox.tmpdir() + "/rea-process-mine01";
+  std::string locked = sandbox.tmpdir() + "/rea-process-mine02";
+  for (const auto& dir : {bare, locked}) {
+    ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+    std::ofstream(dir + "/precious") << "keep me";
+  }
+  std::ofstream(locked + "/.rea-owner") << "";
+  struct timespec old[2] = {{time(nullptr) - 600, 0}, {time(nullptr) - 600, 0}};
+  for (const auto& path :
+       {bare + "/precious", locked + "/precious", locked + "/.rea-owner", bare, locked}) {
+    ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), old, 0), 0);
+  }
+  auto result = sandbox.capture(shScenario("true"));
+  EXPECT_EQ(result.exitCode, 0) << result.stdoutText;
+  struct stat st;
+  EXPECT_EQ(stat((bare + "/precious").c_str(), &st), 0);
+  EXPECT_EQ(stat((locked + "/precious").c_str(), &st), 0);
+  auto doctor = sandbox.run({"doctor", "--json"});
+  ASSERT_TRUE(doctor.output) << doctor.stdoutText;
+  EXPECT_EQ(doctor.output->at("stale_temporary_roots").at("not_ours").size(), 2u)
+      << doctor.stdoutText;
+}
+
 // Live processes whose command line holds `marker`.
 std::vector<int> processesWithArgument(const std::string& marker) {
   std::vector<int> out;
