@@ -16,6 +16,23 @@ std::optional<std::string> sensitiveEcho(std::string_view inputData) {
   return std::string(echo);
 }
 
+std::optional<std::string> caretEcho(std::string_view echo) {
+  std::string caret;
+  bool changed = false;
+  for (char c : echo) {
+    auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7f) {
+      caret += '^';
+      caret += static_cast<char>(byte ^ 0x40);
+      changed = true;
+    } else {
+      caret += c;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return caret;
+}
+
 Normaliser::Normaliser(const NormaliseContext& context) {
   auto literal = [this](std::string needle, std::string_view replacement) {
     if (!needle.empty()) ruleList.push_back(NormaliseRule::literal(std::move(needle), replacement));
@@ -28,7 +45,11 @@ Normaliser::Normaliser(const NormaliseContext& context) {
   for (auto& secret : context.secrets)
     secrets.push_back(secret);
   for (auto& input : context.sensitiveInputs) {
-    if (auto echo = sensitiveEcho(input)) secrets.push_back(std::move(*echo));
+    if (auto echo = sensitiveEcho(input)) {
+      // Issue 18.3: a terminal with ECHOCTL echoes control characters as ^X.
+      if (auto caret = caretEcho(*echo)) secrets.push_back(std::move(*caret));
+      secrets.push_back(std::move(*echo));
+    }
   }
   std::stable_sort(secrets.begin(), secrets.end(),
                    [](const std::string& a, const std::string& b) { return a.size() > b.size(); });

@@ -32,6 +32,9 @@
 // All comparisons are on bytes of UTF-8 text, which for well-formed UTF-8 needles equals
 // JavaScript's comparison on UTF-16 code units.
 //
+// A sensitive echo holding control characters is also redacted in the form a terminal with
+// ECHOCTL shows it (caretEcho()), since that, not the raw byte, is what appears in the output.
+//
 // Errors: none thrown.
 
 #include <cstdint>
@@ -86,6 +89,10 @@ std::optional<std::string> sensitiveEcho(std::string_view inputData);
 // The text a sensitive input is expected to echo (A3): the data without trailing CR and LF
 // characters, if that is at least 4 characters long (UTF-16 code units, as every length in the
 // spec); otherwise nullopt (too short to redact without destroying unrelated output).
+
+std::optional<std::string> caretEcho(std::string_view echo);
+// `echo` with every control character except TAB, LF and CR written as ECHOCTL does (`^A` for
+// 0x01, `^?` for DEL); nullopt when it has none.
 
 class Normaliser {
   // The rule list compiled from one NormaliseContext; apply it to many texts.

@@ -71,6 +71,12 @@ struct PtyConfig {
   # target installs a seccomp filter answering execve/execveat with SECCOMP_RET_USER_NOTIF and
   # sends the listener over the exec channel (fd 4, helpers/common/exec-channel.h) to the
   # sampler; the helper keeps no copy. Set only when the sampler said it serves the channel.
+
+  executableObject @18 :Data;
+  # The executable the supervisor opened and checked against the policy (issue 18.2): a path
+  # that names that very object (/proc/<pid>/fd/<n> of the supervisor). When non-empty the
+  # target execs that object (execveat with AT_EMPTY_PATH), with argv[0] = `executable`, so a
+  # symlink swapped after the check changes nothing. Empty: `executable` is exec'd by path.
 }
 
 struct TargetNetwork {

@@ -140,4 +140,8 @@ struct Finding {
     outside @3;
     # carried the run token but was outside the scope
   }
+  withoutRunToken @6 :Bool;
+  # in `signalled`: a member of the capture cgroup that did not carry the run token (scrubbed
+  # environment, or one it could not read). Born in the capture, so the target's: killed all the
+  # same (issue 18.4).
 }

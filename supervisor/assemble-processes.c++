@@ -98,6 +98,16 @@ ProcessAssembly assembleProcesses(const CaptureRunResult& run, const NormaliseCo
   if (!run.processCleanup.escapees.empty()) {
     result.trailingLimitations.push_back(escapeSentence(run.processCleanup.escapees));
   }
+  const auto& tokenless = run.processCleanup.tokenless;
+  if (tokenless.found > 0) {
+    // Issue 18.4: how many shed the run token, and that none survived (counts only: the
+    // commands are in process_samples).
+    result.trailingLimitations.push_back("Cleanup found " + std::to_string(tokenless.found) +
+                                         " processes born in the capture without its run token; " +
+                                         std::to_string(tokenless.killed) + " were killed, " +
+                                         std::to_string(tokenless.found - tokenless.killed) +
+                                         " left running.");
+  }
   return result;
 }
 

@@ -16,6 +16,7 @@
 #include "supervisor/assemble-protocol.h"
 #include "supervisor/assemble-rendered.h"
 #include "supervisor/assemble-shim.h"
+#include "supervisor/redact-paths.h"
 
 namespace rea::supervisor {
 namespace {
@@ -28,6 +29,11 @@ const char FILESYSTEM_LIMITATION[] =
     "The filesystem is observed through before/after snapshots rather than syscall tracing.";
 const char NETWORK_LIMITATION[] = "The harness leaves external networking unisolated.";
 const char NETWORK_RESIDUAL[] = "This adapter does not isolate external networking.";
+// Issue 18: the private namespace isolates IP sockets and abstract Unix sockets; a Unix socket
+// bound to a path is reached through the filesystem, which network_access does not govern.
+const char LOOPBACK_SOCKETS_LIMITATION[] =
+    "Loopback isolation covers IP sockets only: Unix sockets bound to filesystem paths stay "
+    "reachable as far as filesystem permissions allow.";
 
 class Clock {
  public:
@@ -275,6 +281,12 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.filesBefore = std::move(filesystem.filesBefore);
   capture.filesAfter = std::move(filesystem.filesAfter);
   capture.filesystemEffects = std::move(filesystem.effects);
+  // A3 (issue 18.3): names found on disk or in requests are recorded as found, secrets aside.
+  Normaliser redact(secretsOnly(base));
+  redactCheckpoints(capture.filesystemCheckpoints, redact);
+  redactFileStates(capture.filesBefore, redact);
+  redactFileStates(capture.filesAfter, redact);
+  redactFileEffects(capture.filesystemEffects, redact);
 
   capture.truncated = run.pty.outputTruncated || run.pty.renderTruncated || rendered.truncated ||
                       processes.partial || filesystem.truncated || !run.lostHelpers.empty() ||
@@ -288,6 +300,7 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   if (run.replay) {
     auto protocol = assembleProtocol(*run.replay, base, clock.bucket);
     capture.protocolEvents = std::move(protocol.events);
+    redactProtocolEvents(capture.protocolEvents, redact);
     capture.truncated = capture.truncated || protocol.truncated;
     for (auto& sentence : protocol.limitations)
       capture.limitations.push_back(std::move(sentence));
@@ -299,6 +312,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   if (scenario.networkAccess == evidence::NetworkAccess::HOST) {
     capture.limitations.push_back(NETWORK_LIMITATION);
     capture.residualUnknowns.push_back({ResidualScope::NETWORK, NETWORK_RESIDUAL});
+  } else {
+    capture.limitations.push_back(LOOPBACK_SOCKETS_LIMITATION);
   }
   for (const auto& lost : run.lostHelpers) {
     // `lost.reason` already names the helper ("the pty helper crashed with signal 11 ...").

@@ -2,7 +2,7 @@
 // JSON parse → scenario parse → admission and capture (capture-scenario.h) → Evidence, where
 // result-output.h sends it (JSON, or a summary in words for a terminal).
 // SIGINT, SIGTERM and SIGHUP cancel a running capture: its cleanup completes and the `cancelled`
-// error is printed.
+// error is printed. While the scenario is still being read they end rea as usual.
 #include <cstdio>
 
 #include <nlohmann/json.hpp>  // capture-scenario.h holds an optional Json
@@ -22,9 +22,6 @@ namespace rea::supervisor {
 using namespace rea::evidence;
 
 int runCaptureCommand(const std::vector<std::string>& args) {
-  // First thing, so a signal arriving while the scenario is still being read stays pending and
-  // cancels the capture through the event loop instead of killing rea mid-cleanup.
-  blockTerminationSignals();
   CommandLine line("capture-process");
   ResultOptions result;
   addResultOptions(line.app, result);
@@ -33,7 +30,13 @@ int runCaptureCommand(const std::vector<std::string>& args) {
   }
   bool pretty = result.pretty;
 
+  // Issue 18.5: the scenario is read with the termination signals as they came: a FIFO or a
+  // silent stdin may make the read wait forever, and SIGINT, SIGTERM or SIGHUP must still end
+  // it (nothing exists yet that would need cleaning up).
   auto input = readJsonFile(line.files[0]);
+  // From here on such a signal stays pending and cancels the capture through the event loop
+  // instead of killing rea mid-cleanup.
+  blockTerminationSignals();
   if (input.error) return printError(*input.error, pretty);
   auto parsed = parseScenario(*input.value);
   if (!parsed.scenario) return printError(scenarioInvalid(parsed.issues), pretty);

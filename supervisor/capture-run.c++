@@ -60,6 +60,7 @@ PtyLaunch makeLaunch(const CaptureState& state, std::vector<std::string> environ
   launch.executable = request.executable;
   launch.arguments = request.arguments;
   launch.workingDirectory = request.workingDirectory;
+  launch.executableObject = request.executableObject;
   launch.environment = std::move(environment);
   launch.columns = request.columns;
   launch.rows = request.rows;

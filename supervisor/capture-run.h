@@ -42,6 +42,7 @@ struct CaptureRunRequest {
   std::string executable;
   std::vector<std::string> arguments;
   std::string workingDirectory;
+  std::string executableObject;  // the checked executable (checked-paths.h); "" = by path
   std::vector<std::pair<std::string, std::string>> environment;  // scenario `environment`
   std::vector<std::string> inheritEnvironment;
   uint16_t columns = 80;

@@ -21,6 +21,7 @@
 #include "evidence/validate.h"
 #include "supervisor/capture-assembly.h"
 #include "supervisor/capture-run.h"
+#include "supervisor/checked-paths.h"
 #include "supervisor/file-hash.h"
 
 namespace rea::supervisor {
@@ -171,6 +172,21 @@ kj::Promise<void> onTerminationSignal(kj::AsyncIoContext& io) {
 
 ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureOptions& options) {
   ScenarioCapture outcome;
+  // Issue 18.2: from here on the executable and the working directory are used only as the
+  // objects opened and checked now (checked-paths.h), never again by path.
+  auto policy = loadThisProcessOperatorPolicy();
+  if (!policy.policy) {
+    outcome.error = policy.error();
+    return outcome;
+  }
+  auto checked = openCheckedPaths(*policy.policy, scenario.executable, scenario.workingDirectory);
+  if (checked.error) {
+    outcome.error = std::move(checked.error);
+    return outcome;
+  }
+  CaptureRunRequest runRequest = runRequestFor(scenario);
+  runRequest.executableObject = checked.paths->executableObject();
+  runRequest.workingDirectory = checked.paths->workingDirectoryObject();
   auto io = kj::setupAsyncIo();
   bool interrupted = false;
   auto cancellation = (options.cancellation ? options.cancellation(io) : onTerminationSignal(io))
@@ -192,7 +208,7 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
   KJ_IF_MAYBE (p, progress) {
     progressRef = **p;
   }
-  auto run = runCapture(io, runRequestFor(scenario), progressRef)
+  auto run = runCapture(io, std::move(runRequest), progressRef)
                  .then([](CaptureRunResult result) -> kj::Maybe<CaptureRunResult> {
                    return kj::mv(result);
                  })
@@ -238,7 +254,7 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
     outcome.error = cleanupIncomplete(*runResult.cleanupFailure);
     return outcome;
   }
-  auto executableHash = hashFile(scenario.executable);
+  auto executableHash = hashFile(checked.paths->executableHere());
   if (!executableHash) {
     outcome.error = processCaptureFailed("The executable could not be read to hash it.");
     return outcome;

@@ -135,8 +135,10 @@ int runDoctor(const DoctorOptions& options) {
     if (!refusal.empty()) report["captures_refused_because"] = refusal;
     report["machine"] = machine;
     report["policy"] = policy;
-    report["stale_temporary_roots"] = {
-        {"found", stale.found}, {"removed", stale.removed}, {"failed", stale.failed}};
+    report["stale_temporary_roots"] = {{"found", stale.found},
+                                       {"removed", stale.removed},
+                                       {"failed", stale.failed},
+                                       {"not_ours", stale.notOurs}};
     report["stale_capture_cgroups"] = staleCgroupsJson(staleGroups);
     printJson(report, true);
     return canCapture ? 0 : 1;
@@ -189,6 +191,11 @@ int runDoctor(const DoctorOptions& options) {
   }
   if (!stale.found.empty() && !options.clean)
     std::printf("  run `rea doctor --clean` to remove them\n");
+  for (const auto& root : stale.notOurs) {
+    // Issue 18.6: named, never removed: nothing proves rea made it for this user.
+    std::printf("  %s (not made by rea for this user: left alone, check who owns it)\n",
+                root.c_str());
+  }
   printStaleCgroups(staleGroups, options.clean);
   if (canCapture) {
     std::printf("\ncaptures can run on this machine\n");

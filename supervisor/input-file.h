@@ -3,7 +3,10 @@
 // UTF-8, JSON. Every failure is the matching short-form error of B §2.4, never an exception:
 // a missing or unreadable file, a file over the limit, invalid UTF-8 or JSON, and JSON nested
 // deeper than MAX_JSON_DEPTH (which would otherwise exhaust the parser's stack: a hostile file
-// must end in a structured error, not a crash).
+// must end in a structured error, not a crash). "-" reads standard input. Opening a FIFO and
+// reading a FIFO, pipe or terminal may wait for a writer as long as it takes: call this before
+// blocking any termination signal (capture-command.c++), so that SIGINT, SIGTERM or SIGHUP
+// still end such a wait at once (issue 18.5).
 //
 // Errors: none thrown; the result carries either the value or the CommandError.
 

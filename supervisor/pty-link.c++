@@ -69,6 +69,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
     arguments.set(i, bytesOf(launch.arguments[i]));
   }
   config.setWorkingDirectory(bytesOf(launch.workingDirectory));
+  config.setExecutableObject(bytesOf(launch.executableObject));
   auto environment = config.initEnvironment(launch.environment.size());
   for (size_t i = 0; i < launch.environment.size(); ++i) {
     environment.set(i, bytesOf(launch.environment[i]));

@@ -49,6 +49,7 @@ struct PtyLaunch {
   std::string executable;              // path; no PATH search when it contains '/'
   std::vector<std::string> arguments;  // argv[1..]
   std::string workingDirectory;
+  std::string executableObject;          // the checked executable (checked-paths.h); "" = by path
   std::vector<std::string> environment;  // NAME=VALUE, the target's complete environment (B §6.3)
   uint16_t columns = 80;                 // 1-1000
   uint16_t rows = 24;                    // 1-1000

@@ -96,8 +96,13 @@ std::string cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out) {
     if (escape == EscapedProcess::Escape::NONE) return;
     out.escapees.push_back({finding.getPid(), textOf(finding.getCommand()), escape, signalled});
   };
-  for (auto finding : in.getSignalled())
+  for (auto finding : in.getSignalled()) {
     add(finding, true);
+    if (finding.getWithoutRunToken()) {
+      ++out.tokenless.found;
+      ++out.tokenless.killed;
+    }
+  }
   for (auto finding : in.getUnowned())
     add(finding, false);
   if (out.complete != out.problem.empty()) {

@@ -80,12 +80,19 @@ struct EscapedProcess {
   bool signalled = false;  // false: it did not carry the run token and was left alone
 };
 
+struct TokenlessCount {
+  // Issue 18.4: processes born in the capture cgroup without the run token, found at cleanup.
+  size_t found = 0;
+  size_t killed = 0;  // the others were left running (only where no cgroup made them ours)
+};
+
 struct SamplerCleanup {
   bool complete = false;
   std::string problem;  // B §6.7.1 sentence of the first failure, "" when complete
   size_t signalledCount = 0;
   size_t unownedCount = 0;
   std::vector<EscapedProcess> escapees;
+  TokenlessCount tokenless;
   bool byFallback = false;  // the helper was lost: the supervisor cleaned up itself
 };
 

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -85,18 +86,33 @@ StaleTempRoots findStaleTempRoots(bool remove) {
   for (const auto& root : candidates) {
     struct stat st;
     if (lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-    bool stale;
-    int fd = open((root + OWNER_FILE).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    // A capture makes the directory, then the owner file, locks it and writes the record: a young
+    // root may be one in that window (a concurrent rea), so only roots older than a couple of
+    // seconds are judged, and their lock is tested without ever being held longer than the test.
+    if (time(nullptr) - st.st_mtime < OWNER_GRACE_SECONDS) continue;
+    bool ours = st.st_uid == geteuid() && (st.st_mode & 07777) == 0700;
+    bool stale = false;
+    int fd = ours ? open((root + OWNER_FILE).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
     if (fd >= 0) {
-      // A capture creates the owner file and then locks it: a young unlocked file may be one in
-      // that window (a concurrent rea), so only files older than a couple of seconds count, and
-      // they are tested without ever being locked by us for longer than the test.
       struct stat owner;
-      bool young = fstat(fd, &owner) == 0 && time(nullptr) - owner.st_mtime < OWNER_GRACE_SECONDS;
-      stale = !young && flock(fd, LOCK_EX | LOCK_NB) == 0;
+      if (fstat(fd, &owner) != 0 || !S_ISREG(owner.st_mode) || owner.st_uid != geteuid()) {
+        ours = false;
+      } else if (time(nullptr) - owner.st_mtime >= OWNER_GRACE_SECONDS) {
+        char record[sizeof(OWNER_RECORD) - 1];
+        ssize_t n = pread(fd, record, sizeof(record), 0);
+        ours = n == static_cast<ssize_t>(sizeof(record)) &&
+               memcmp(record, OWNER_RECORD, sizeof(record)) == 0;
+        stale = ours && flock(fd, LOCK_EX | LOCK_NB) == 0;
+      } else {
+        ours = true;  // young: still being set up
+      }
       close(fd);
     } else {
-      stale = time(nullptr) - st.st_mtime > 60;
+      ours = false;  // no owner file: nothing proves rea made it
+    }
+    if (!ours) {
+      result.notOurs.push_back(root);
+      continue;
     }
     if (!stale) continue;
     result.found.push_back(root);
@@ -143,7 +159,9 @@ TempRoot::TempRoot() {
   KJ_SYSCALL(chmod(rootPath.c_str(), 0700), rootPath);
   ownerLockFd = open((rootPath + OWNER_FILE).c_str(),
                      O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  std::string record = std::string(OWNER_RECORD) + "pid " + std::to_string(getpid()) + "\n";
   if (ownerLockFd < 0 || flock(ownerLockFd, LOCK_EX | LOCK_NB) != 0 ||
+      write(ownerLockFd, record.data(), record.size()) != static_cast<ssize_t>(record.size()) ||
       mkdir(homePath().c_str(), 0700) != 0) {
     int error = errno;
     if (ownerLockFd >= 0) close(ownerLockFd);

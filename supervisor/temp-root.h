@@ -5,9 +5,13 @@
 // path (success, error, exception). `remove()` does the same explicitly and reports failure.
 //
 // A live capture holds an exclusive flock on `<root>/.rea-owner` for its whole life (the fd is
-// close-on-exec, so neither helpers nor the target inherit it). A root whose lock can be taken
-// has no live owner: `rea doctor --clean` (and each new capture) removes such stale roots left
-// by a supervisor that was SIGKILLed.
+// close-on-exec, so neither helpers nor the target inherit it), and that file holds the owner
+// record (OWNER_RECORD, then `pid <n>`). A root whose lock can be taken has no live owner:
+// `rea doctor --clean` (and each new capture) removes such stale roots left by a supervisor
+// that was SIGKILLed — but only when they prove rea made them for this user (issue 18.6): the
+// directory and the owner file belong to our effective uid, the directory's mode is 0700, and
+// the file starts with the owner record. Any other rea-process-* directory (someone's own, a
+// look-alike, one without a record) is left alone and named by `rea doctor` as not ours.
 //
 // Errors: the constructor throws kj::Exception (FAILED) naming the path when the directory
 // cannot be created; remove() throws when something stays behind.
@@ -40,15 +44,18 @@ class TempRoot {
 std::string tempRootBase();
 // <$TMPDIR or /tmp>, without a trailing slash.
 
+constexpr char OWNER_RECORD[] = "rea temporary root v1\n";
+
 struct StaleTempRoots {
   std::vector<std::string> found;    // roots with no live owner
+  std::vector<std::string> notOurs;  // rea-process-* directories rea did not make: left alone
   std::vector<std::string> removed;  // of those, removed by this call (when asked to)
   std::vector<std::string> failed;   // could not be removed
 };
 
 StaleTempRoots findStaleTempRoots(bool remove);
-// Scans tempRootBase() for rea-process-* directories whose owner lock is free (or that have no
-// owner file and are older than a minute: killed between mkdtemp and locking).
+// Scans tempRootBase() for rea-process-* directories whose owner lock is free and whose owner
+// record proves they are ours (see above); the others go to `notOurs`, never removed.
 
 void removeTree(const std::string& path);
 // Recursive removal that never follows symlinks and treats "already gone" as success.

@@ -75,6 +75,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     spec.executable = config.executable;
     spec.arguments = config.arguments;
     spec.workingDirectory = config.workingDirectory;
+    spec.executableObject = config.executableObject;
     spec.environment = config.environment;
     spec.columns = config.columns;
     spec.rows = config.rows;

@@ -54,6 +54,7 @@ struct PtyJobConfig {
   std::string executable;
   std::vector<std::string> arguments;
   std::string workingDirectory;
+  std::string executableObject;          // the checked executable object to exec; "" = by path
   std::vector<std::string> environment;  // NAME=VALUE, complete
   uint16_t columns = 80;
   uint16_t rows = 24;

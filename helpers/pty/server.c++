@@ -21,6 +21,7 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
   for (auto argument : config.getArguments())
     result.arguments.push_back(text(argument));
   result.workingDirectory = text(config.getWorkingDirectory());
+  result.executableObject = text(config.getExecutableObject());
   for (auto entry : config.getEnvironment())
     result.environment.push_back(text(entry));
   result.columns = config.getColumns();

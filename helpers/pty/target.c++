@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <kj/debug.h>
+#include <linux/capability.h>
 #include <pty.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,6 +29,7 @@ struct ChildPlan {
   std::vector<char*> argv;
   std::vector<char*> envp;
   const char* workingDirectory;
+  const char* executableObject;  // nullptr: exec `candidates` by path, else this object
   pid_t parent;
   const char* netnsPath;   // nullptr: stay in the helper's network namespace
   const char* usernsPath;  // nullptr: no user namespace to join first
@@ -47,6 +49,39 @@ __attribute__((no_sanitize_address)) int joinNamespaces(const ChildPlan& plan) {
   if (setns(net, CLONE_NEWNET) != 0) return errno;
   close(net);
   if (user >= 0) close(user);
+  return 0;
+}
+
+// Issue 18: a root target in the loopback namespace keeps every capability unless we take them,
+// and CAP_SYS_ADMIN alone lets it setns() back into the host's network namespace (through
+// /proc/<helper>/ns/net or /proc/1/ns/net). These are the capabilities that reach another
+// namespace or another process: joining or making namespaces and mounting (SYS_ADMIN), entering
+// other processes (SYS_PTRACE), moving interfaces between namespaces (NET_ADMIN), and loading
+// kernel code or raw memory (SYS_MODULE, BPF, SYS_RAWIO). A root target keeps the rest (file
+// ownership and permissions, kill, chown, binding low ports, ...), documented in docs.
+constexpr int NAMESPACE_CAPABILITIES[] = {CAP_SYS_ADMIN,  CAP_SYS_PTRACE, CAP_NET_ADMIN,
+                                          CAP_SYS_MODULE, CAP_BPF,        CAP_SYS_RAWIO};
+
+__attribute__((no_sanitize_address)) int dropNamespaceCapabilities() {
+  // From the bounding set (no exec, set-uid or file capability can give them back) and from the
+  // inheritable and ambient sets (which could, through a file's inheritable capabilities).
+  // Returns 0 or errno; EINVAL means the kernel does not know that capability.
+  for (int capability : NAMESPACE_CAPABILITIES) {
+    if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  }
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+    return errno;
+  }
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+  if (syscall(SYS_capget, &header, data) != 0) return errno;
+  for (int capability : NAMESPACE_CAPABILITIES) {
+    data[CAP_TO_INDEX(capability)].inheritable &= ~CAP_TO_MASK(capability);
+  }
+  if (syscall(SYS_capset, &header, data) != 0) return errno;
+  for (int capability : NAMESPACE_CAPABILITIES) {
+    if (prctl(PR_CAPBSET_READ, capability, 0, 0, 0) == 1) return EPERM;  // never claim it
+  }
   return 0;
 }
 
@@ -70,6 +105,35 @@ __attribute__((no_sanitize_address)) void writeString(int fd, const char* text) 
   _exit(1);
 }
 
+// Issue 18.2: the object the supervisor checked, never whatever its path names now.
+[[noreturn]] __attribute__((no_sanitize_address)) void execChecked(const ChildPlan& plan, int fd) {
+  syscall(SYS_execveat, fd, "", plan.argv.data(), plan.envp.data(), AT_EMPTY_PATH);
+  int error = errno;
+  if (error == ENOENT) {
+    // A #! script: the kernel would hand its interpreter /dev/fd/<n> of a descriptor that
+    // closes at exec, so it refuses (ENOENT, as for a missing interpreter). A script is opened
+    // again by name by its interpreter anyway; exec it by the name of the checked object (not by
+    // the scenario's path, which may lead elsewhere by now), so the interpreter gets that name.
+    char name[4096];
+    char link[32] = "/proc/self/fd/";
+    char digits[12];
+    int count = 0;
+    for (int value = fd; count == 0 || value > 0; value /= 10)
+      digits[count++] = char('0' + value % 10);
+    size_t at = strlen(link);
+    while (count > 0)
+      link[at++] = digits[--count];
+    link[at] = '\0';
+    ssize_t n = readlink(link, name, sizeof(name) - 1);
+    if (n > 0 && name[0] == '/') {
+      name[n] = '\0';
+      execve(name, plan.argv.data(), plan.envp.data());
+      error = errno;
+    }
+  }
+  failChild("execvp(3) failed.", error);
+}
+
 // Not instrumented by AddressSanitizer: its stack poisoning would write shadow memory we share.
 [[noreturn]] __attribute__((no_sanitize_address)) void runChild(const ChildPlan& plan) {
   int slave = plan.slave;
@@ -90,13 +154,26 @@ __attribute__((no_sanitize_address)) void writeString(int fd, const char* text) 
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != plan.parent) _exit(1);  // the helper died before the line above
 
+  // Issue 18.2: the working directory and the executable are the objects the supervisor
+  // checked (through its /proc/<pid>/fd/<n>), reached before any namespace switch (from a user
+  // namespace of our own, the supervisor's descriptors are out of reach).
+  if (chdir(plan.workingDirectory) < 0) failChild("chdir(2) failed.", errno);
+  int executable = -1;
+  if (plan.executableObject != nullptr) {
+    executable = open(plan.executableObject, O_PATH | O_CLOEXEC);
+    if (executable < 0) failChild("execvp(3) failed.", errno);
+  }
+
   if (plan.netnsPath != nullptr) {
     int error = joinNamespaces(plan);
     if (error != 0) failChild("setns(2) failed.", error);  // never run with host networking
+    // ... nor with a way back to it.
+    error = dropNamespaceCapabilities();
+    if (error != 0) failChild("prctl(PR_CAPBSET_DROP) failed.", error);
   }
-  if (chdir(plan.workingDirectory) < 0) failChild("chdir(2) failed.", errno);
   // Last, so that only the target's own execs are observed (and the setup above is not slowed).
   if (plan.execChannel >= 0) installExecFilterInChild(plan.execFilter, 3);
+  if (executable >= 0) execChecked(plan, executable);
 
   // execvp's rules: try each PATH entry; report EACCES if any entry had it, else the last error.
   int error = ENOENT;
@@ -183,6 +260,7 @@ Target spawnTarget(const TargetSpec& spec) {
     plan.envp.push_back(const_cast<char*>(entry.c_str()));
   plan.envp.push_back(nullptr);
   plan.workingDirectory = spec.workingDirectory.c_str();
+  plan.executableObject = spec.executableObject.empty() ? nullptr : spec.executableObject.c_str();
   plan.parent = getpid();
   plan.netnsPath = spec.netnsPath.empty() ? nullptr : spec.netnsPath.c_str();
   plan.usernsPath = spec.usernsPath.empty() ? nullptr : spec.usernsPath.c_str();

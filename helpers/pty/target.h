@@ -23,6 +23,8 @@ struct TargetSpec {
   std::string executable;  // no PATH search when it contains '/'; else the environment's PATH
   std::vector<std::string> arguments;
   std::string workingDirectory;
+  std::string executableObject;  // non-empty: exec this object (a /proc/<pid>/fd/<n> path)
+                                 // with argv[0] = executable, instead of `executable` by path
   std::vector<std::string> environment;  // NAME=VALUE
   uint16_t columns = 80;
   uint16_t rows = 24;

@@ -21,18 +21,21 @@ kj::Duration pause(int round) {
 
 struct CleanupLoop {
   CleanupLoop(kj::Timer& timer, CaptureScope& scope, std::string runToken, pid_t rootPid,
-              std::function<std::vector<pid_t>()> findCandidates)
+              std::function<std::vector<pid_t>()> findCandidates,
+              std::function<std::vector<pid_t>()> bornInCapture)
       : timer(timer),
         scope(scope),
         runToken(kj::mv(runToken)),
         rootPid(rootPid),
-        findCandidates(kj::mv(findCandidates)) {}
+        findCandidates(kj::mv(findCandidates)),
+        bornInCapture(kj::mv(bornInCapture)) {}
 
   kj::Timer& timer;
   CaptureScope& scope;
   std::string runToken;
   pid_t rootPid;
   std::function<std::vector<pid_t>()> findCandidates;
+  std::function<std::vector<pid_t>()> bornInCapture;
   CleanupReport report{true, {}, {}, {}, false, false};
   std::set<std::pair<pid_t, uint64_t>> seen;  // (pid, start time) already in the report
   int round = 0;
@@ -45,6 +48,18 @@ struct CleanupLoop {
   bool firstTime(const ProcStat& stat) { return seen.insert({stat.pid, stat.startTime}).second; }
 
   kj::Promise<void> killRound() {
+    // Issue 18.4: a member of the capture cgroup that the proc connector saw born from the
+    // capture's own processes is the target's whether it kept the run token or not (`setsid
+    // env -i` scrubs it): it is killed with the rest. A member not seen born there (written
+    // into cgroup.procs by someone else) is still judged by its token.
+    std::set<pid_t> born;
+    KJ_IF_MAYBE (group, scope.cgroup()) {
+      (void)group;
+      if (bornInCapture) {
+        for (pid_t pid : bornInCapture())
+          born.insert(pid);
+      }
+    }
     std::vector<ProcStat> members;
     KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { members = scope.liveMembers(); })) {
       KJ_LOG(WARNING, "cleanup: capture membership unreadable", *exception);
@@ -69,6 +84,13 @@ struct CleanupLoop {
         case Ownership::TOKEN_MISSING:
         case Ownership::TOKEN_DIFFERENT:
         case Ownership::UNREADABLE:
+          if (born.count(member.pid) != 0) {
+            if (firstTime(member)) {
+              report.signalled.push_back(describeProcess(member, process.getOwnership(), rootPid));
+            }
+            owned.push_back(kj::mv(process));
+            continue;
+          }
           unownedAlive = true;
           if (firstTime(member)) {
             report.unowned.push_back(describeProcess(member, process.getOwnership(), rootPid));
@@ -198,9 +220,10 @@ std::vector<ProcessFinding> CleanupReport::escapees() const {
 
 kj::Promise<CleanupReport> cleanupCapture(kj::Timer& timer, CaptureScope& scope,
                                           std::string runToken, pid_t rootPid,
-                                          std::function<std::vector<pid_t>()> findCandidates) {
-  auto loop =
-      kj::heap<CleanupLoop>(timer, scope, kj::mv(runToken), rootPid, kj::mv(findCandidates));
+                                          std::function<std::vector<pid_t>()> findCandidates,
+                                          std::function<std::vector<pid_t>()> bornInCapture) {
+  auto loop = kj::heap<CleanupLoop>(timer, scope, kj::mv(runToken), rootPid, kj::mv(findCandidates),
+                                    kj::mv(bornInCapture));
   auto& ref = *loop;
   auto done = kj::evalNow([&ref]() { return ref.killRound(); });
   return done.then([&ref]() { return kj::mv(ref.report); }).attach(kj::mv(loop));

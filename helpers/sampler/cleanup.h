@@ -2,7 +2,10 @@
 // Ownership-verified cleanup of a capture (SPEC B §6.7.1, B §12, A8). Rounds, until a round
 // finds no owned member alive:
 //   1. list the scope's live members (zombies ignored); inspect each (pidfd + run token);
-//   2. a member whose token is missing, different or unreadable is never signalled: reported;
+//   2. a member whose token is missing, different or unreadable is never signalled: reported —
+//      except a member of a capture cgroup that `bornInCapture` lists (the proc connector saw it
+//      forked from the capture's processes): it is the target's and is killed, token or not,
+//      and reported in `signalled` with its ownership (issue 18.4);
 //   3. owned members are killed — with cgroup.kill when the scope is a cgroup and every member
 //      of that round is owned, else one by one through their pidfds (so a recycled pid or an
 //      unowned member is never hit);
@@ -55,7 +58,9 @@ struct CleanupReport {
 
 kj::Promise<CleanupReport> cleanupCapture(kj::Timer& timer, CaptureScope& scope,
                                           std::string runToken, pid_t rootPid,
-                                          std::function<std::vector<pid_t>()> findCandidates);
+                                          std::function<std::vector<pid_t>()> findCandidates,
+                                          std::function<std::vector<pid_t>()> bornInCapture = {});
+// `bornInCapture`: the processes seen born in the capture (empty function: none known).
 // `scope` (and its cgroup) must outlive the promise. Takes up to a few seconds when processes
 // are slow to die or unowned members keep a cgroup populated.
 

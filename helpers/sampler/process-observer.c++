@@ -466,14 +466,16 @@ kj::Promise<CleanupReport> ProcessObserver::cleanup() {
   scope = nullptr;
   // Not every observed group may exist at settlement time; cleanup takes the final set.
   std::function<std::vector<pid_t>()> candidates;
+  std::function<std::vector<pid_t>()> born;  // issue 18.4: known only from complete events
   if (tracker.get() != nullptr && !recorder.isPartial()) {
     EventTracker& trackerRef = *tracker;
     candidates = [&trackerRef]() { return trackerRef.trackedPids(); };
+    born = candidates;
   } else {
     candidates = [token = config.runToken]() { return findTokenCarriers(token); };
   }
-  auto promise =
-      cleanupCapture(timer, captureScope(), config.runToken, rootPid, kj::mv(candidates));
+  auto promise = cleanupCapture(timer, captureScope(), config.runToken, rootPid, kj::mv(candidates),
+                                kj::mv(born));
   return promise.then([this](CleanupReport report) {
     cgroupWatch = nullptr;
     return report;

@@ -26,6 +26,7 @@ void findingToSchema(const ProcessFinding& finding, schema::Finding::Builder out
   out.setProcessGroupId(finding.pgid);
   out.setSessionId(finding.sid);
   out.setCommand(bytesOf(finding.command));
+  out.setWithoutRunToken(finding.ownership != Ownership::OWNED);
   switch (finding.escape) {
     case Escape::NONE:
       out.setEscape(schema::Finding::Escape::NONE);

@@ -115,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(Modes, Ownership, ::testing::Values(false, true),
 
 TEST_P(Ownership, AnEnvironmentScrubbingDescendantIsReportedAndNotSignalled) {
   // `env -i` drops REA_PROCESS_RUN_ID (and HOME, so the harness's leftover check cannot see it):
-  // the capture cannot prove the process is its own, so it must not kill it. Beside it an owned
+  // when sampling, the capture cannot prove the process is its own, so it must not kill it (in
+  // a capture cgroup it can: see below). Beside it an owned
   // `sleep 30` that must be killed. Both stay in the root's process group (in scope in every
   // mode) and ignore SIGHUP, which the kernel sends that (foreground) group when the root, the
   // terminal's session leader, exits.
@@ -127,7 +128,24 @@ TEST_P(Ownership, AnEnvironmentScrubbingDescendantIsReportedAndNotSignalled) {
   auto result = sandbox.capture(settledScenario(script, 300));
   pid_t scrubbed = awaitPidFile(pidFile);
   ASSERT_GT(scrubbed, 0) << "the scrubbed descendant did not start";
+  std::string token = readText(tokenFile);
+  if (!token.empty() && token.back() == '\n') token.pop_back();
 
+  if (!forcedSampling() && result.exitCode == 0 && result.output &&
+      capture(*result.output)["manifest"].value("process_observation", "") == "exact") {
+    // Issue 18.4: with a capture cgroup, being a member proves it was born in the capture, so
+    // it is the target's and is killed with the rest; the capture says how many.
+    EXPECT_FALSE(isRunning(scrubbed)) << "a descendant without the run token survived";
+    EXPECT_NE(capture(*result.output)["limitations"].dump().find(
+                  "Cleanup found 1 processes born in the capture without its run token; 1 were "
+                  "killed, 0 left running."),
+              std::string::npos)
+        << capture(*result.output)["limitations"].dump();
+    expectNoCaptureCgroup(token);
+    killProcess(scrubbed);
+    return;
+  }
+  // Without a capture cgroup (sampling) nothing proves it is ours: it is left alone.
   expectCleanupRefused(sandbox, result, scrubbed);
   EXPECT_TRUE(isRunning(scrubbed)) << "the unowned process was signalled";
   EXPECT_EQ(procFile(scrubbed, "cmdline"), std::string("/bin/sleep\0"
@@ -136,8 +154,6 @@ TEST_P(Ownership, AnEnvironmentScrubbingDescendantIsReportedAndNotSignalled) {
   EXPECT_EQ(procFile(scrubbed, "environ").find("REA_PROCESS_RUN_ID"), std::string::npos);
   // In every mode the capture cgroup (exact, or the scope of sampling in a PID namespace) is
   // removed although the unowned process lives on: it was moved to the parent group.
-  std::string token = readText(tokenFile);
-  if (!token.empty() && token.back() == '\n') token.pop_back();
   expectNoCaptureCgroup(token);
   EXPECT_TRUE(isRunning(scrubbed)) << "the unowned process ended";
   killProcess(scrubbed);  // the test owns what the capture refused to touch

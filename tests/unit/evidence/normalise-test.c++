@@ -44,6 +44,16 @@ TEST(Normalise, DerivesSensitiveEchoesOfAtLeastFourCharacters) {
   EXPECT_EQ(sensitiveEcho("\xE9\x9B\xAA\xE9\x9B\xAA\xE9\x9B\xAA"), std::nullopt);
 }
 
+TEST(Normalise, RedactsTheCaretEchoOfASensitiveInputWithControlCharacters) {
+  // Issue 18.3: with ECHOCTL the terminal echoes 0x01 as "^A"; that echo held the secret.
+  NormaliseContext context = bare();
+  context.sensitiveInputs = {"pa\x01ss\x7fword\r"};
+  EXPECT_EQ(normalise("Pin: pa^Ass^?word\r\n", context), "Pin: <redacted>\r\n");
+  EXPECT_EQ(normalise("raw pa\x01ss\x7fword", context), "raw <redacted>");
+  EXPECT_EQ(caretEcho("a\tb\rc\nd"), std::nullopt);
+  EXPECT_EQ(caretEcho("\x1b[A\x03"), "^[[A^C");
+}
+
 TEST(Normalise, RedactsSecretsBeforeAnyOtherStep) {
   NormaliseContext context;
   context.secrets = {"/proj"};

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -84,22 +85,44 @@ TEST(TempRoot, OnlyRootsWithoutALiveOwnerAreStale) {
     // A root whose owner died: its lock file exists but nobody holds the lock.
     std::string dead = std::string(base) + "/rea-process-dead01";
     ASSERT_EQ(mkdir(dead.c_str(), 0700), 0);
-    std::ofstream(dead + "/.rea-owner") << "";
+    std::ofstream(dead + "/.rea-owner") << OWNER_RECORD << "pid 1\n";
+    // Look-alikes (issue 18.6): no owner file, an owner file without the record, a record in a
+    // directory others may enter. Never ours, however old.
+    std::string bare = std::string(base) + "/rea-process-bare01";
+    std::string empty = std::string(base) + "/rea-process-empty1";
+    std::string open = std::string(base) + "/rea-process-open01";
+    for (const auto& dir : {bare, empty, open})
+      ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+    ASSERT_EQ(chmod(open.c_str(), 0755), 0);
+    std::ofstream(empty + "/.rea-owner") << "";
+    std::ofstream(open + "/.rea-owner") << OWNER_RECORD << "pid 1\n";
     // Owner files younger than two seconds may belong to a capture still locking its root.
     auto young = findStaleTempRoots(false);
     EXPECT_TRUE(young.found.empty());
     struct timespec old[2] = {{time(nullptr) - 10, 0}, {time(nullptr) - 10, 0}};
-    ASSERT_EQ(utimensat(AT_FDCWD, (dead + "/.rea-owner").c_str(), old, 0), 0);
+    for (const auto& dir : {dead, empty, open}) {
+      ASSERT_EQ(utimensat(AT_FDCWD, (dir + "/.rea-owner").c_str(), old, 0), 0);
+    }
+    struct timespec older[2] = {{time(nullptr) - 120, 0}, {time(nullptr) - 120, 0}};
+    for (const auto& dir : {dead, bare, empty, open}) {
+      ASSERT_EQ(utimensat(AT_FDCWD, dir.c_str(), older, 0), 0);
+    }
 
     auto scan = findStaleTempRoots(false);
     ASSERT_EQ(scan.found.size(), 1u);
     EXPECT_EQ(scan.found[0], dead);
     EXPECT_TRUE(scan.removed.empty());
 
+    auto sorted = scan.notOurs;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::string>{bare, empty, open}));
+
     auto clean = findStaleTempRoots(true);
     ASSERT_EQ(clean.removed.size(), 1u);
     EXPECT_FALSE(exists(dead));
     EXPECT_TRUE(exists(live.path()));
+    for (const auto& dir : {bare, empty, open})
+      EXPECT_TRUE(exists(dir)) << dir;
   }
   unsetenv("TMPDIR");
   removeTree(base);
