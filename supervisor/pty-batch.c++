@@ -17,6 +17,8 @@ std::optional<PtyDispatch::Outcome> outcomeOf(schema::Dispatch::Outcome outcome)
       return PtyDispatch::Outcome::FAILED;
     case schema::Dispatch::Outcome::TARGET_EXITED:
       return PtyDispatch::Outcome::TARGET_EXITED;
+    case schema::Dispatch::Outcome::TIMED_OUT:
+      return PtyDispatch::Outcome::TIMED_OUT;
   }
   return std::nullopt;
 }
@@ -40,7 +42,10 @@ PtyStreamCheck::PtyStreamCheck(const PtyLaunch& launch)
       maxOutputBytes(launch.maxOutputBytes),
       lastAtNs(launch.t0Ns),
       reported(launch.events.size(), false),
-      rendered(launch) {}
+      rendered(launch) {
+  for (const auto& event : launch.events)
+    waits.push_back(event.waits);
+}
 
 std::string PtyStreamCheck::push(
     kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams, uint64_t nowNs,
@@ -87,6 +92,9 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
       if (reported[index]) return "an event reported twice";
       auto outcome = outcomeOf(dispatched.getOutcome());
       if (!outcome) return "an unknown dispatch outcome";
+      if (*outcome == PtyDispatch::Outcome::TIMED_OUT && !waits[index]) {
+        return "a timed-out event that does not wait";
+      }
       PtyDispatch dispatch{index, atNs, *outcome};
       bool afterExit = dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED;
       if (afterExit != bool(record.exit)) {
@@ -130,6 +138,9 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
       std::string broken = rendered.frame(event.getRendered(), atNs, record.output.size(), frame);
       if (!broken.empty()) return broken;
       record.rendered.push_back(kj::mv(frame));
+      KJ_IF_MAYBE (o, observer) {
+        o->rendered(record.rendered.back());
+      }
       return {};
     }
     case schema::PtyEvent::REPLIED: {

@@ -46,6 +46,7 @@ class PtyStreamCheck {
   uint64_t lastAtNs;
   uint64_t outputBytes = 0;
   std::vector<bool> reported;  // [event index]: a dispatch report arrived
+  std::vector<bool> waits;     // [event index]: the event waits (only it may time out)
   RenderedStreamCheck rendered;
 
   std::string event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,
