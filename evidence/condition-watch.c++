@@ -1,17 +1,34 @@
 #include "evidence/condition-watch.h"
 
+#include <regex.h>
+
+#include <cctype>
+
 namespace rea::evidence {
+
+struct ConditionWatch::Pattern {
+  regex_t compiled;
+  bool valid = false;
+  explicit Pattern(const std::string& text) {
+    valid = regcomp(&compiled, text.c_str(), REG_EXTENDED | REG_NEWLINE) == 0;
+  }
+  ~Pattern() {
+    if (valid) regfree(&compiled);
+  }
+  Pattern(const Pattern&) = delete;
+  Pattern& operator=(const Pattern&) = delete;
+};
 
 ConditionWatch::ConditionWatch(const Condition& condition) : condition(condition) {
   if (auto* c = std::get_if<OutputLiteralCondition>(&this->condition.kind)) {
     literal.emplace(c->value, uint64_t(c->occurrence));
   } else if (auto* c = std::get_if<OutputRegexCondition>(&this->condition.kind)) {
-    regex.emplace(c->pattern, std::regex::ECMAScript);
+    regex = std::make_shared<Pattern>(c->pattern);
   }
 }
 
 bool ConditionWatch::watchesOutput() const {
-  return literal.has_value() || regex.has_value();
+  return literal.has_value() || regex != nullptr;
 }
 
 bool ConditionWatch::watchesScreen() const {
@@ -24,14 +41,18 @@ bool ConditionWatch::output(std::string_view chunk) {
     if (literal->feed(chunk)) isHeld = true;
     return isHeld;
   }
-  if (!regex) return false;
+  if (!regex || !regex->valid) return false;
   const auto& c = std::get<OutputRegexCondition>(condition.kind);
+  size_t from = window.size();
   window.append(chunk);
-  std::smatch match;
-  while (std::regex_search(window, match, *regex)) {
+  for (size_t i = from; i < window.size(); ++i) {
+    if (window[i] == '\0') window[i] = ' ';  // regexec reads a C string
+  }
+  regmatch_t match;
+  while (regexec(&regex->compiled, window.c_str(), 1, &match, 0) == 0) {
     // Consume through the match; an empty match (rejected by the parser) still consumes one
     // byte so this loop always ends.
-    size_t end = size_t(match.position(0) + match.length(0));
+    size_t end = size_t(match.rm_eo);
     window.erase(0, end == 0 ? 1 : end);
     if (++matches >= c.occurrence) {
       isHeld = true;
@@ -74,8 +95,50 @@ bool ConditionWatch::rootExited() {
   return isHeld;
 }
 
-bool matchesEmpty(const std::string& pattern) {
-  return std::regex_search(std::string(), std::regex(pattern, std::regex::ECMAScript));
+bool checkPattern(const std::string& pattern, std::string& error) {
+  if (pattern.find('\0') != std::string::npos) {
+    error = "must not contain NUL";
+    return false;
+  }
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] == '\\' && std::isdigit(static_cast<unsigned char>(pattern[i + 1]))) {
+      error = "back-references (\\1) are not allowed";
+      return false;
+    }
+    if (pattern[i] == '{') {
+      size_t j = i + 1;
+      while (j < pattern.size() &&
+             (std::isdigit(static_cast<unsigned char>(pattern[j])) || pattern[j] == ',')) {
+        if (std::isdigit(static_cast<unsigned char>(pattern[j]))) {
+          size_t k = j;
+          while (k < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[k])))
+            ++k;
+          if (k - j > 3 || std::stoi(pattern.substr(j, k - j)) > 100) {
+            error = "repetition bounds above 100 are not allowed";
+            return false;
+          }
+          j = k;
+        } else {
+          ++j;
+        }
+      }
+    }
+  }
+  regex_t compiled;
+  int code = regcomp(&compiled, pattern.c_str(), REG_EXTENDED | REG_NEWLINE);
+  if (code != 0) {
+    char message[256];
+    regerror(code, &compiled, message, sizeof(message));
+    error = std::string("must be a POSIX extended regular expression: ") + message;
+    return false;
+  }
+  bool empty = regexec(&compiled, "", 0, nullptr, 0) == 0;
+  regfree(&compiled);
+  if (empty) {
+    error = "must not match the empty string (it would hold at once)";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace rea::evidence

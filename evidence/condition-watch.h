@@ -5,9 +5,12 @@
 // sees a secret or a sensitive input (A3).
 //
 //   output_literal  counted like a terminal_literal checkpoint (literal-trigger.h)
-//   output_regex    searched in the text since arming; each match consumes the text up to its
-//                   end (as expect does), so `occurrence` counts non-overlapping matches; text
-//                   that has not matched is kept up to its last MAX_REGEX_WINDOW bytes
+//   output_regex    a POSIX extended regular expression (as `grep -E`; ^ and $ also match at
+//                   line ends), searched in the text since arming with glibc's regexec, whose
+//                   time does not explode on nested repetitions; each match consumes the text
+//                   up to its end (as expect does), so `occurrence` counts non-overlapping
+//                   matches; text that has not matched is kept up to its last MAX_REGEX_WINDOW
+//                   bytes
 //   screen_literal  the literal appears on the screen (the given row, or any row)
 //   checkpoint      the named checkpoint was triggered
 //   root_exit       the root was reaped
@@ -17,7 +20,7 @@
 
 #include <cstddef>
 #include <optional>
-#include <regex>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +33,7 @@ namespace rea::evidence {
 class ConditionWatch {
  public:
   static constexpr size_t MAX_REGEX_WINDOW = 4096;
-  // Bytes of unmatched output a regex condition keeps (bounds the work per chunk and the
-  // recursion depth of std::regex).
+  // Bytes of unmatched output a regex condition keeps (bounds the work per chunk).
 
   explicit ConditionWatch(const Condition& condition);
 
@@ -50,13 +52,15 @@ class ConditionWatch {
   Condition condition;
   bool isHeld = false;
   std::optional<LiteralTrigger> literal;
-  std::optional<std::regex> regex;
+  struct Pattern;
+  std::shared_ptr<Pattern> regex;  // output_regex: the compiled pattern
   std::string window;
   int matches = 0;
 };
 
-bool matchesEmpty(const std::string& pattern);
-// True when the (valid) ECMAScript pattern matches the empty string: such a pattern would hold
-// at once and count forever, so the parser rejects it.
+bool checkPattern(const std::string& pattern, std::string& error);
+// True when `pattern` is a usable output_regex: it compiles as a POSIX extended regular
+// expression, has no back-reference (\1: exponential to match) and no repetition bound above
+// 100, and does not match the empty string (it would hold at once). Else `error` says why.
 
 }  // namespace rea::evidence

@@ -22,8 +22,9 @@ bool readReactiveMembers(StrictReader& reader, const Json& event, const std::str
 // delay_ms, timeout_ms and on_timeout without `when` are issues ("requires when"). Returns true
 // when every reactive member present was valid.
 
-bool compilesAsRegex(const std::string& pattern, std::string& error);
-// True when `pattern` is a valid ECMAScript regular expression (std::regex); else `error` says
-// why.
+void checkConditionsHoldNoSecret(const Scenario& scenario, StrictReader& reader);
+// A3: a condition's value or pattern may not contain a secret alias's value or a sensitive
+// input's data. Output is matched after redaction, so such a condition could never hold, and
+// the condition itself is recorded in the Evidence.
 
 }  // namespace rea::evidence

@@ -228,6 +228,7 @@ ScenarioParseResult ScenarioParser::parse(const Json& input) {
   }
 
   applyCrossFieldRules(facts, s.timeoutMs, r);
+  if (r.issues().empty()) checkConditionsHoldNoSecret(s, r);
 
   if (!r.issues().empty()) return ScenarioParseResult{std::nullopt, std::move(r.issues())};
   return ScenarioParseResult{std::move(s), {}};

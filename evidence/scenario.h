@@ -65,7 +65,7 @@ struct OutputLiteralCondition {
   int occurrence = 1;  // 1–1000
 };
 struct OutputRegexCondition {
-  std::string pattern;  // ECMAScript syntax, 1–1000 UTF-16 code units, compiles
+  std::string pattern;  // POSIX ERE, 1–1000 UTF-16 code units (condition-watch.h checkPattern)
   int occurrence = 1;   // 1–1000
 };
 struct ScreenLiteralCondition {

@@ -39,6 +39,14 @@ const char CAPTURE[] =
     "is written when stderr is a pipe or a file. Before it starts, the capture removes\n"
     "temporary roots and capture cgroups left by a killed run (see rea doctor).\n"
     "\n"
+    "An input, resize or signal event may wait for the target instead of a fixed at_ms:\n"
+    "  {\"type\": \"input\", \"when\": {\"type\": \"output_literal\", \"value\": \"name? \"},\n"
+    "   \"data\": \"world\\r\", \"timeout_ms\": 5000}\n"
+    "Conditions: output_literal, output_regex, screen_literal (optional row), checkpoint,\n"
+    "root_exit; with delay_ms, timeout_ms and on_timeout (continue, stop). Events stay in\n"
+    "order: a condition is watched once the previous event was dispatched. See\n"
+    "docs/scenario-events.md and examples/interactive-reactive.json.\n"
+    "\n"
     "options:\n"
     "  --pretty   indent the JSON output\n"
     "\n"
@@ -120,8 +128,9 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {"capture-process", "compare-process-captures",
-                                                 "export-asciicast", "report", "doctor", "helper"};
+  static const std::vector<const char*> names = {"capture-process",  "compare-process-captures",
+                                                 "export-asciicast", "report",
+                                                 "doctor",           "helper"};
   return names;
 }
 

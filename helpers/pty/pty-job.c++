@@ -297,8 +297,11 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
           waiting = nullptr;
           if (released[index] == Release::GO || !config.events[index].waits) {
             dispatch(index);
+          } else if (released[index] == Release::TIMED_OUT_STOP) {
+            timedOut(index, true);
+            return kj::Promise<void>(kj::READY_NOW);  // the run ends: nothing later fires
           } else {
-            timedOut(index, released[index] == Release::TIMED_OUT_STOP);
+            timedOut(index, false);
           }
           return fireFrom(index + 1);
         });

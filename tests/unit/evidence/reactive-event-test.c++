@@ -18,14 +18,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-Json withEvents(const char* events) {
+Json reactiveScenario(const char* events) {
   Json scenario = minimalScenario();
   scenario["events"] = Json::parse(events);
   return scenario;
 }
 
 TEST(ReactiveEventParse, AWaitingEventNeedsNoAtMsAndKeepsItsMembers) {
-  Scenario s = parsedOrFail(withEvents(
+  Scenario s = parsedOrFail(reactiveScenario(
       R"([{"type":"input","when":{"type":"output_literal","value":"name? "},"data":"x\r",)"
       R"("delay_ms":20,"timeout_ms":5000,"on_timeout":"stop"}])"));
   ASSERT_EQ(s.events.size(), 1u);
@@ -44,7 +44,7 @@ TEST(ReactiveEventParse, AWaitingEventNeedsNoAtMsAndKeepsItsMembers) {
 }
 
 TEST(ReactiveEventParse, EveryConditionRoundTripsThroughToJson) {
-  Json input = withEvents(
+  Json input = reactiveScenario(
       R"([{"type":"input","when":{"type":"output_regex","pattern":"v[0-9]+","occurrence":2},"data":"a"},)"
       R"({"type":"resize","when":{"type":"screen_literal","value":"ready","row":3},"columns":90,"rows":30},)"
       R"({"type":"signal","when":{"type":"checkpoint","name":"saved"},"signal":"SIGINT"},)"
@@ -60,41 +60,47 @@ TEST(ReactiveEventParse, EveryConditionRoundTripsThroughToJson) {
 }
 
 TEST(ReactiveEventParse, ATimeOnlyEventKeepsItsExactForm) {
-  Scenario s = parsedOrFail(withEvents(R"([{"type":"input","at_ms":200,"data":"w\r"}])"));
+  Scenario s = parsedOrFail(reactiveScenario(R"([{"type":"input","at_ms":200,"data":"w\r"}])"));
   EXPECT_EQ(toJson(s.events[0]).dump(),
             R"({"at_ms":200,"type":"input","data":"w\r","sensitive":false})");
-  EXPECT_THAT(issuesOf(withEvents(R"([{"type":"input","data":"w"}])")),
+  EXPECT_THAT(issuesOf(reactiveScenario(R"([{"type":"input","data":"w"}])")),
               ElementsAre("events[0].at_ms: is required"));
 }
 
 TEST(ReactiveEventParse, WaitingEventsAreExemptFromTheAtMsOrderButNotFromTheTimeout) {
   // A waiting event's at_ms is only its earliest time: the time-only events around it keep
   // their order rule among themselves.
-  EXPECT_THAT(issuesOf(withEvents(
+  EXPECT_THAT(issuesOf(reactiveScenario(
                   R"([{"type":"input","at_ms":500,"data":"a"},)"
                   R"({"type":"input","when":{"type":"output_literal","value":"p"},"data":"b"},)"
                   R"({"type":"input","at_ms":600,"data":"c"}])")),
               IsEmpty());
-  EXPECT_THAT(issuesOf(withEvents(
+  EXPECT_THAT(issuesOf(reactiveScenario(
                   R"([{"type":"input","at_ms":500,"data":"a"},)"
                   R"({"type":"input","when":{"type":"output_literal","value":"p"},"data":"b"},)"
                   R"({"type":"input","at_ms":400,"data":"c"}])")),
               ElementsAre(HasSubstr("events[2].at_ms: events must be non-decreasing")));
-  EXPECT_THAT(issuesOf(withEvents(
+  EXPECT_THAT(issuesOf(reactiveScenario(
                   R"([{"type":"input","at_ms":40000,"when":{"type":"root_exit"},"data":"b"}])")),
               ElementsAre("events[0].at_ms: must not exceed timeout_ms (30000)"));
 }
 
 TEST(ReactiveEventParse, MalformedConditionsNameTheirField) {
-  auto one = [](const char* event) { return issuesOf(withEvents(event)); };
+  auto one = [](const char* event) { return issuesOf(reactiveScenario(event)); };
   EXPECT_THAT(one(R"([{"type":"input","when":{"type":"output_literal"},"data":"b"}])"),
               ElementsAre("events[0].when.value: is required"));
   EXPECT_THAT(one(R"([{"type":"input","when":{"type":"output_literal","value":""},"data":"b"}])"),
               ElementsAre("events[0].when.value: must not be empty"));
   EXPECT_THAT(one(R"([{"type":"input","when":{"type":"output_regex","pattern":"a("},"data":"b"}])"),
-              ElementsAre(HasSubstr("events[0].when.pattern: must be an ECMAScript regular")));
+              ElementsAre(HasSubstr("events[0].when.pattern: must be a POSIX extended regular")));
   EXPECT_THAT(one(R"([{"type":"input","when":{"type":"output_regex","pattern":"a*"},"data":"b"}])"),
               ElementsAre(HasSubstr("events[0].when.pattern: must not match the empty string")));
+  EXPECT_THAT(
+      one(R"([{"type":"input","when":{"type":"output_regex","pattern":"(a)\\1"},"data":"b"}])"),
+      ElementsAre(HasSubstr("events[0].when.pattern: back-references")));
+  EXPECT_THAT(
+      one(R"([{"type":"input","when":{"type":"output_regex","pattern":"a{1,101}"},"data":"b"}])"),
+      ElementsAre(HasSubstr("events[0].when.pattern: repetition bounds above 100")));
   EXPECT_THAT(
       one(R"([{"type":"input","when":{"type":"screen_literal","value":"x","row":1000},"data":"b"}])"),
       ElementsAre(HasSubstr("events[0].when.row: must be an integer from 0 to 999")));
@@ -114,12 +120,12 @@ TEST(ReactiveEventParse, MalformedConditionsNameTheirField) {
 
 TEST(ReactiveEventParse, WaitingMembersNeedWhen) {
   EXPECT_THAT(
-      issuesOf(withEvents(
+      issuesOf(reactiveScenario(
           R"([{"type":"input","at_ms":0,"data":"b","delay_ms":5,"timeout_ms":9,"on_timeout":"stop"}])")),
       ElementsAre(HasSubstr("events[0].delay_ms: requires when"),
                   HasSubstr("events[0].timeout_ms: requires when"),
                   HasSubstr("events[0].on_timeout: requires when")));
-  EXPECT_THAT(issuesOf(withEvents(
+  EXPECT_THAT(issuesOf(reactiveScenario(
                   R"([{"type":"input","when":{"type":"root_exit"},"data":"b","timeout_ms":0,)"
                   R"("delay_ms":300001,"on_timeout":"abort"}])")),
               ElementsAre(HasSubstr("events[0].delay_ms: must be an integer from 0 to 300000"),
@@ -127,14 +133,29 @@ TEST(ReactiveEventParse, WaitingMembersNeedWhen) {
                           HasSubstr("events[0].on_timeout: must be one of")));
 }
 
-Condition conditionOf(const char* json) {
-  Scenario s = parsedOrFail(
-      withEvents((std::string(R"([{"type":"input","data":"x","when":)") + json + "}]").c_str()));
+TEST(ReactiveEventParse, AConditionMayNotHoldASecretOrASensitiveInput) {
+  Json input = reactiveScenario(
+      R"([{"type":"input","at_ms":0,"data":"hunter2\r","sensitive":true},)"
+      R"({"type":"input","when":{"type":"output_literal","value":"pw hunter2"},"data":"a"},)"
+      R"({"type":"input","when":{"type":"output_regex","pattern":"tok-s3cret"},"data":"b"},)"
+      R"({"type":"input","when":{"type":"screen_literal","value":"fine"},"data":"c"}])");
+  input["environment"] = Json::parse(R"({"TOKEN":"tok-s3cret"})");
+  input["secret_aliases"] = Json::parse(R"(["TOKEN"])");
+  input["events"][0]["data"] = "hunter2";
+  EXPECT_THAT(issuesOf(input), ElementsAre(HasSubstr("events[1].when.value: must not contain a "
+                                                     "secret or a sensitive input"),
+                                           HasSubstr("events[2].when.pattern: must not contain")));
+}
+
+Condition reactiveCondition(const char* json) {
+  Scenario s = parsedOrFail(reactiveScenario(
+      (std::string(R"([{"type":"input","data":"x","when":)") + json + "}]").c_str()));
   return s.events.empty() ? Condition{} : *s.events[0].when;
 }
 
 TEST(ConditionWatch, OutputLiteralCountsAcrossChunks) {
-  ConditionWatch watch(conditionOf(R"({"type":"output_literal","value":"name? ","occurrence":2})"));
+  ConditionWatch watch(
+      reactiveCondition(R"({"type":"output_literal","value":"name? ","occurrence":2})"));
   EXPECT_TRUE(watch.watchesOutput());
   EXPECT_FALSE(watch.output("name"));
   EXPECT_FALSE(watch.output("? x na"));
@@ -145,7 +166,7 @@ TEST(ConditionWatch, OutputLiteralCountsAcrossChunks) {
 
 TEST(ConditionWatch, OutputRegexConsumesEachMatch) {
   ConditionWatch watch(
-      conditionOf(R"({"type":"output_regex","pattern":"v[0-9]+\\.","occurrence":2})"));
+      reactiveCondition(R"({"type":"output_regex","pattern":"v[0-9]+\\.","occurrence":2})"));
   EXPECT_FALSE(watch.output("v1"));
   EXPECT_FALSE(watch.output("2. v"));  // "v12." is the first match, split across chunks
   EXPECT_FALSE(watch.output("x3."));   // " vx3." does not match
@@ -154,29 +175,30 @@ TEST(ConditionWatch, OutputRegexConsumesEachMatch) {
 }
 
 TEST(ConditionWatch, OutputRegexKeepsABoundedWindow) {
-  ConditionWatch watch(conditionOf(R"({"type":"output_regex","pattern":"^begin"})"));
+  ConditionWatch watch(reactiveCondition(R"({"type":"output_regex","pattern":"^begin"})"));
   EXPECT_FALSE(watch.output(std::string(10000, 'y')));
   EXPECT_FALSE(watch.output("ybegin"));
-  ConditionWatch anchored(conditionOf(R"({"type":"output_regex","pattern":"\\$ $"})"));
+  ConditionWatch anchored(reactiveCondition(R"({"type":"output_regex","pattern":"\\$ $"})"));
   EXPECT_FALSE(anchored.output("$ ls\n"));
   EXPECT_TRUE(anchored.output("out\n$ "));
 }
 
 TEST(ConditionWatch, ScreenLiteralOnAnyRowOrOneRow) {
-  ConditionWatch any(conditionOf(R"({"type":"screen_literal","value":"ready"})"));
+  ConditionWatch any(reactiveCondition(R"({"type":"screen_literal","value":"ready"})"));
   EXPECT_TRUE(any.watchesScreen());
   EXPECT_FALSE(any.output("ready"));
   EXPECT_FALSE(any.screen({"", "not yet"}));
   EXPECT_TRUE(any.screen({"", "  ready  "}));
-  ConditionWatch row(conditionOf(R"({"type":"screen_literal","value":"ready","row":1})"));
+  ConditionWatch row(reactiveCondition(R"({"type":"screen_literal","value":"ready","row":1})"));
   EXPECT_FALSE(row.screen({"ready", ""}));
   EXPECT_FALSE(row.screen({"ready"}));  // the row is not on this screen
   EXPECT_TRUE(row.screen({"", "ready"}));
 }
 
 TEST(ConditionWatch, CheckpointAndRootExit) {
-  Json input = withEvents(R"([{"type":"input","data":"x","when":{"type":"checkpoint","name":"a"}},)"
-                          R"({"type":"input","data":"y","when":{"type":"root_exit"}}])");
+  Json input =
+      reactiveScenario(R"([{"type":"input","data":"x","when":{"type":"checkpoint","name":"a"}},)"
+                       R"({"type":"input","data":"y","when":{"type":"root_exit"}}])");
   input["checkpoints"] = Json::parse(R"([{"name":"a","trigger":{"type":"settled"}},)"
                                      R"({"name":"b","trigger":{"type":"settled"}}])");
   Scenario s = parsedOrFail(input);
