@@ -43,10 +43,10 @@ bool ConditionWatch::output(std::string_view chunk) {
   }
   if (!regex || !regex->valid) return false;
   const auto& c = std::get<OutputRegexCondition>(condition.kind);
-  size_t from = window.size();
-  window.append(chunk);
-  for (size_t i = from; i < window.size(); ++i) {
-    if (window[i] == '\0') window[i] = ' ';  // regexec reads a C string
+  // Carriage returns are left out, so `$` matches at the end of a terminal line ("\r\n");
+  // a NUL becomes a space (regexec reads a C string).
+  for (char c : chunk) {
+    if (c != '\r') window.push_back(c == '\0' ? ' ' : c);
   }
   regmatch_t match;
   while (regexec(&regex->compiled, window.c_str(), 1, &match, 0) == 0) {

@@ -6,11 +6,11 @@
 //
 //   output_literal  counted like a terminal_literal checkpoint (literal-trigger.h)
 //   output_regex    a POSIX extended regular expression (as `grep -E`; ^ and $ also match at
-//                   line ends), searched in the text since arming with glibc's regexec, whose
-//                   time does not explode on nested repetitions; each match consumes the text
-//                   up to its end (as expect does), so `occurrence` counts non-overlapping
-//                   matches; text that has not matched is kept up to its last MAX_REGEX_WINDOW
-//                   bytes
+//                   line ends; carriage returns are left out), searched in the text since arming
+//                   with glibc's regexec, whose time does not explode on nested repetitions; each
+//                   match consumes the text up to its end (as expect does), so `occurrence` counts
+//                   non-overlapping matches; text that has not matched is kept up to its last
+//                   MAX_REGEX_WINDOW bytes
 //   screen_literal  the literal appears on the screen (the given row, or any row)
 //   checkpoint      the named checkpoint was triggered
 //   root_exit       the root was reaped

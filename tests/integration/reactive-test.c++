@@ -165,7 +165,9 @@ TEST(Reactive, TheReactiveInteractiveExampleComparesUnchangedWithItselfUnderLoad
       }
       bool exact = capture(captures[a])["manifest"].value("process_observation", "") == "exact" &&
                    capture(captures[b])["manifest"].value("process_observation", "") == "exact";
-      if (exact) EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
+      if (exact) {
+        EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
+      }
     }
   }
 }

@@ -181,6 +181,9 @@ TEST(ConditionWatch, OutputRegexKeepsABoundedWindow) {
   ConditionWatch anchored(reactiveCondition(R"({"type":"output_regex","pattern":"\\$ $"})"));
   EXPECT_FALSE(anchored.output("$ ls\n"));
   EXPECT_TRUE(anchored.output("out\n$ "));
+  ConditionWatch lineEnd(reactiveCondition(R"({"type":"output_regex","pattern":"v[0-9]+$"})"));
+  EXPECT_FALSE(lineEnd.output("v12 x\r\n"));
+  EXPECT_TRUE(lineEnd.output("v12\r\n"));  // the \r is left out: $ is the line's end
 }
 
 TEST(ConditionWatch, ScreenLiteralOnAnyRowOrOneRow) {
