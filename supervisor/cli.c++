@@ -18,11 +18,9 @@ struct Command {
 };
 
 const Command COMMANDS[] = {
-    {"capture-process", runCaptureCommand},
-    {"compare-process-captures", runCompareCommand},
-    {"doctor", runDoctorCommand},
-    {"export-asciicast", runExportAsciicastCommand},
-    {"helper", runHelperCommand},
+    {"capture-process", runCaptureCommand}, {"compare-process-captures", runCompareCommand},
+    {"doctor", runDoctorCommand},           {"export-asciicast", runExportAsciicastCommand},
+    {"helper", runHelperCommand},           {"record-scenario", runRecordScenarioCommand},
     {"report", runReportCommand},
 };
 

@@ -14,6 +14,7 @@ int runDoctorCommand(const std::vector<std::string>& args);
 int runHelperCommand(const std::vector<std::string>& args);
 int runExportAsciicastCommand(const std::vector<std::string>& args);
 int runReportCommand(const std::vector<std::string>& args);
+int runRecordScenarioCommand(const std::vector<std::string>& args);
 
 int usageError(const std::string& problem, const char* command);
 // Prints the problem and the command's usage on stderr; returns 2.

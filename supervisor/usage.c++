@@ -15,6 +15,7 @@ const char OVERVIEW[] =
     "  compare-process-captures LEFT RIGHT  compare two capture Evidence files\n"
     "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
     "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
+    "  record-scenario OUT -- COMMAND       record a terminal session as a reactive scenario\n"
     "  doctor                               what this machine supports; stale leftovers\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
     "  help [COMMAND]                       this text, or a command's help\n"
@@ -119,6 +120,23 @@ const char REPORT[] =
     "example:\n"
     "  rea report authority.json reconstruction.json > report.html\n";
 
+const char RECORD_SCENARIO[] =
+    "usage: rea record-scenario OUT.json -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND in a new terminal attached to yours (like script or asciinema rec) and,\n"
+    "when it ends, writes a scenario to OUT.json that replays what you typed: each input\n"
+    "waits for the text the command printed just before you typed it (an output_literal\n"
+    "condition), keys the command only echoed join one input, a resize of your terminal\n"
+    "becomes a resize event waiting for the last text on the screen, Ctrl-C is the input\n"
+    "\\u0003. Every event has a timeout_ms of 10000, so a replay that differs records\n"
+    "timed_out instead of hanging. The command runs as you, outside any capture; capturing\n"
+    "the written scenario needs the operator policy as usual. Mark passwords afterwards\n"
+    "with \"sensitive\": true. See docs/scenario-events.md.\n"
+    "\n"
+    "example:\n"
+    "  rea record-scenario login.json -- ./login.sh\n"
+    "  rea capture-process login.json > capture.json\n";
+
 const char HELPER[] =
     "usage: rea helper NAME --standalone REQUEST.json\n"
     "\n"
@@ -128,9 +146,10 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {"capture-process",  "compare-process-captures",
-                                                 "export-asciicast", "report",
-                                                 "doctor",           "helper"};
+  static const std::vector<const char*> names = {
+      "capture-process", "compare-process-captures", "export-asciicast",
+      "report",          "record-scenario",          "doctor",
+      "helper"};
   return names;
 }
 
@@ -142,6 +161,7 @@ std::string usageFor(const char* command) {
     if (std::strcmp(command, "export-asciicast") == 0) return EXPORT_ASCIICAST;
     if (std::strcmp(command, "helper") == 0) return HELPER;
     if (std::strcmp(command, "report") == 0) return REPORT;
+    if (std::strcmp(command, "record-scenario") == 0) return RECORD_SCENARIO;
   }
   return OVERVIEW;
 }

@@ -1,8 +1,12 @@
 // Reactive events through the real `rea` binary (issue 19): input that waits for the screen
 // instead of a fixed at_ms, recorded truthfully, deterministic under load.
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -169,6 +173,116 @@ TEST(Reactive, TheReactiveInteractiveExampleComparesUnchangedWithItselfUnderLoad
         EXPECT_EQ(comparison["status"], "unchanged") << comparison.dump();
       }
     }
+  }
+}
+
+// A user at a terminal: `rea record-scenario` runs on a PTY the test types into.
+class DrivenTerminal {
+ public:
+  DrivenTerminal(const std::string& cwd, const std::vector<std::string>& args) {
+    struct winsize size {};
+    size.ws_col = 80;
+    size.ws_row = 24;
+    pid = forkpty(&master, nullptr, nullptr, &size);
+    if (pid == 0) {
+      if (chdir(cwd.c_str()) != 0) _exit(126);
+      std::vector<char*> argv;
+      for (const auto& arg : args)
+        argv.push_back(const_cast<char*>(arg.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  ~DrivenTerminal() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (master >= 0) close(master);
+  }
+  bool waitFor(const std::string& text, int timeoutMs = 20000) {
+    for (int waited = 0; seen.find(text) == std::string::npos && waited < timeoutMs; waited += 50) {
+      struct pollfd fd = {master, POLLIN, 0};
+      if (poll(&fd, 1, 50) > 0) {
+        char buffer[4096];
+        ssize_t n = read(master, buffer, sizeof(buffer));
+        if (n <= 0) break;
+        seen.append(buffer, size_t(n));
+      }
+    }
+    return seen.find(text) != std::string::npos;
+  }
+  void type(const std::string& keys) {
+    for (char c : keys) {
+      ASSERT_EQ(write(master, &c, 1), 1);
+      usleep(30000);  // one key at a time, as typed
+    }
+  }
+  void resize(int columns, int rows) {
+    struct winsize size {};
+    size.ws_col = uint16_t(columns);
+    size.ws_row = uint16_t(rows);
+    ioctl(master, TIOCSWINSZ, &size);
+  }
+  int wait() {
+    int status = -1;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    return status;
+  }
+  const std::string& output() const { return seen; }
+
+ private:
+  int master = -1;
+  pid_t pid = -1;
+  std::string seen;
+};
+
+TEST(RecordScenario, ATypedSessionBecomesAScenarioWhoseCaptureEndsOnTheSameScreen) {
+  Sandbox sandbox;
+  std::string out = sandbox.tmpdir() + "/recorded.json";
+  DrivenTerminal terminal(
+      sandbox.tmpdir(),
+      {reaBinary(), "record-scenario", out, "--", "/bin/sh", "-c",
+       "printf 'name? '; read n; echo \"hello, $n\"; read x; stty size; echo \"bye $x\""});
+  ASSERT_TRUE(terminal.waitFor("name? ")) << terminal.output();
+  terminal.type("ada\r");
+  ASSERT_TRUE(terminal.waitFor("hello, ada\r\n")) << terminal.output();
+  terminal.resize(100, 30);
+  usleep(300000);  // rea passes the new size on before the next key
+  terminal.type("go\r");
+  ASSERT_TRUE(terminal.waitFor("bye go")) << terminal.output();
+  ASSERT_TRUE(terminal.waitFor("rea: recorded 3 events")) << terminal.output();
+  int status = terminal.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << terminal.output();
+  EXPECT_NE(terminal.output().find("30 100\r\n"), std::string::npos) << terminal.output();
+
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  Json scenario = Json::parse(text.str());
+  ASSERT_EQ(scenario["events"].size(), 3u) << scenario.dump();
+  EXPECT_EQ(scenario["events"][0]["data"], "ada\r");  // typed key by key: one input
+  EXPECT_EQ(scenario["events"][0]["when"]["value"], "name? ");
+  EXPECT_EQ(scenario["events"][1]["type"], "resize");
+  EXPECT_EQ(scenario["events"][1]["when"]["value"], "hello, ada");
+
+  auto result = sandbox.capture(scenario);
+  expectValidAndClean(sandbox, result);
+  EXPECT_EQ(concatenatedFrames(*result.output),
+            "name? ada\r\nhello, ada\r\ngo\r\n30 100\r\nbye go\r\n");
+  // The recording's screen ended with these lines; so does the capture's last frame.
+  const Json& last = capture(*result.output)["rendered_frames"].back()["lines"];
+  std::vector<std::string> lines;
+  for (const auto& line : last) {
+    std::string trimmed = line.get<std::string>();
+    trimmed.erase(trimmed.find_last_not_of(' ') + 1);
+    if (!trimmed.empty()) lines.push_back(trimmed);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"name? ada", "hello, ada", "go", "30 100", "bye go"}));
+  for (const auto& line : lines) {
+    EXPECT_NE(terminal.output().find(line + "\r\n"), std::string::npos) << line;
   }
 }
 
