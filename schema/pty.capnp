@@ -90,6 +90,11 @@ struct PtyInteraction {
   # A reactive event (its scenario `when`): once it is its turn and `atMs` has passed, the
   # helper holds it until the supervisor, which watches the condition, calls PtyJob.release.
   # Events stay in list order: no later event fires before this one is released.
+  waitsForExit @5 :Bool;
+  # With `waits`: the event waits for the root's exit. When the root exits while the chain
+  # holds this event, the helper performs it then (input still reaches a descendant that holds
+  # the terminal; a signal to the gone root is dispatched, B §6.4) instead of reporting it
+  # `targetExited`; every later event is `targetExited`.
 }
 
 struct TerminalSize {

@@ -84,6 +84,8 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
       interaction.signal = signalNumber(std::get<SignalAction>(event.action).signal);
     }
     interaction.waits = event.when.has_value();
+    interaction.waitsForExit =
+        event.when && std::holds_alternative<RootExitCondition>(event.when->kind);
     request.events.push_back(std::move(interaction));
   }
   request.interactions.events = scenario.events;

@@ -43,8 +43,10 @@ PtyStreamCheck::PtyStreamCheck(const PtyLaunch& launch)
       lastAtNs(launch.t0Ns),
       reported(launch.events.size(), false),
       rendered(launch) {
-  for (const auto& event : launch.events)
+  for (const auto& event : launch.events) {
     waits.push_back(event.waits);
+    exitWaits.push_back(event.waits && event.waitsForExit);
+  }
 }
 
 std::string PtyStreamCheck::push(
@@ -96,7 +98,9 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
         return "a timed-out event that does not wait";
       }
       PtyDispatch dispatch{index, atNs, *outcome};
-      bool afterExit = dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED;
+      bool afterExit =
+          dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED ||
+          (exitWaits[index] && record.exit && dispatch.outcome != PtyDispatch::Outcome::TIMED_OUT);
       if (afterExit != bool(record.exit)) {
         return afterExit ? "target_exited before the exit" : "a dispatch after the exit";
       }

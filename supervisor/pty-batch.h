@@ -45,8 +45,9 @@ class PtyStreamCheck {
   uint64_t maxOutputBytes;
   uint64_t lastAtNs;
   uint64_t outputBytes = 0;
-  std::vector<bool> reported;  // [event index]: a dispatch report arrived
-  std::vector<bool> waits;     // [event index]: the event waits (only it may time out)
+  std::vector<bool> reported;   // [event index]: a dispatch report arrived
+  std::vector<bool> waits;      // [event index]: the event waits (only it may time out)
+  std::vector<bool> exitWaits;  // [event index]: it waits for the exit (dispatched at it)
   RenderedStreamCheck rendered;
 
   std::string event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,

@@ -84,6 +84,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
     auto to = events[i];
     to.setAtMs(from.atMs);
     to.setWaits(from.waits);
+    to.setWaitsForExit(from.waits && from.waitsForExit);
     switch (from.type) {
       case PtyInteraction::Type::INPUT:
         to.setInput(bytesOf(from.data));

@@ -44,6 +44,7 @@ struct PtyInteraction {
   uint16_t rows = 0;     // RESIZE: 1-1000
   int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL, sent to the root pid only
   bool waits = false;    // reactive: held at its turn until PtyLink::release (`atMs` = earliest)
+  bool waitsForExit = false;  // with `waits`: performed at the root's exit if held then
 };
 
 struct PtyLaunch {

@@ -260,6 +260,19 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     exit.reason = reason;
     emit(kj::mv(exit));
     uint64_t exitAtNs = lastEmittedNs;
+    KJ_IF_MAYBE (w, waiting) {
+      // The held event waits for this exit: performed now, at the exit's time.
+      uint32_t index = waitingIndex;
+      if (config.events[index].waitsForExit && !fired[index]) {
+        fired[index] = true;
+        PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, exitAtNs};
+        event.eventIndex = index;
+        event.outcome = perform(config.events[index]) ? PtyJobEvent::Outcome::DISPATCHED
+                                                      : PtyJobEvent::Outcome::FAILED;
+        emit(kj::mv(event));
+      }
+      (void)w;
+    }
     for (uint32_t i = 0; i < fired.size(); ++i) {
       if (fired[i]) continue;
       fired[i] = true;

@@ -41,11 +41,12 @@ struct PtyJobInteraction {
   enum class Type { INPUT, RESIZE, SIGNAL };
   Type type = Type::INPUT;
   uint64_t atMs = 0;
-  std::string data;      // INPUT
-  uint16_t columns = 0;  // RESIZE
-  uint16_t rows = 0;     // RESIZE
-  int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL
-  bool waits = false;    // held at its turn until release() (a reactive event)
+  std::string data;           // INPUT
+  uint16_t columns = 0;       // RESIZE
+  uint16_t rows = 0;          // RESIZE
+  int signal = 0;             // SIGNAL: SIGINT, SIGTERM or SIGKILL
+  bool waits = false;         // held at its turn until release() (a reactive event)
+  bool waitsForExit = false;  // with `waits`: performed at the root's exit if held then
 };
 
 struct PtyJobConfig {

@@ -44,6 +44,7 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
         break;
     }
     interaction.waits = event.getWaits();
+    interaction.waitsForExit = event.getWaitsForExit();
     result.events.push_back(kj::mv(interaction));
   }
   result.timeoutMs = config.getTimeoutMs();
