@@ -48,6 +48,9 @@ Json interactionJson(const InteractionEvent& event) {
            {"data", event.data},
            {"outcome", toString(event.outcome)}};
   if (event.automatic) out["automatic"] = *event.automatic;
+  // Reactive events only, so a time-only event keeps its B §4.7 form.
+  if (event.when) out["when"] = **event.when;
+  if (event.heldAtMs) out["held_at_ms"] = *event.heldAtMs;
   return out;
 }
 

@@ -161,6 +161,15 @@ class CaptureReader {
     out.data = check.string(in, path, "data");
     out.outcome = InteractionOutcome(check.choice(in, path, "outcome", INTERACTION_OUTCOME_NAMES));
     out.automatic = check.optionalBoolean(in, path, "automatic");
+    auto when = in.find("when");
+    if (when != in.end()) {
+      if (when->is_object()) {
+        out.when = JsonBox(*when);
+      } else {
+        check.fail(childPath(path, "when"), "must be an object");
+      }
+    }
+    if (in.contains("held_at_ms")) out.heldAtMs = check.integer(in, path, "held_at_ms", 0);
   }
 
   void readSample(const Json& in, const std::string& path, ProcessSample& out) {

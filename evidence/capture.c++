@@ -77,7 +77,9 @@ bool operator==(const RenderedFrame& a, const RenderedFrame& b) {
 bool operator==(const InteractionEvent& a, const InteractionEvent& b) {
   return a.sequence == b.sequence && a.scheduledAtMs == b.scheduledAtMs &&
          a.dispatchedAtMs == b.dispatchedAtMs && a.type == b.type && a.data == b.data &&
-         a.outcome == b.outcome && a.automatic == b.automatic;
+         a.outcome == b.outcome && a.automatic == b.automatic &&
+         a.when.has_value() == b.when.has_value() && (!a.when || **a.when == **b.when) &&
+         a.heldAtMs == b.heldAtMs;
 }
 
 bool operator==(const Exit& a, const Exit& b) {

@@ -73,9 +73,9 @@ inline constexpr std::array<const char*, 2> ACTIVE_BUFFER_NAMES = {"normal", "al
 enum class InteractionType { INPUT, RESIZE, SIGNAL };
 inline constexpr std::array<const char*, 3> INTERACTION_TYPE_NAMES = {"input", "resize", "signal"};
 
-enum class InteractionOutcome { DISPATCHED, TARGET_EXITED, FAILED };
-inline constexpr std::array<const char*, 3> INTERACTION_OUTCOME_NAMES = {"dispatched",
-                                                                         "target_exited", "failed"};
+enum class InteractionOutcome { DISPATCHED, TARGET_EXITED, FAILED, TIMED_OUT };
+inline constexpr std::array<const char*, 4> INTERACTION_OUTCOME_NAMES = {
+    "dispatched", "target_exited", "failed", "timed_out"};
 
 enum class ExitReason { EXITED, TIMEOUT, IDLE_TIMEOUT };
 inline constexpr std::array<const char*, 3> EXIT_REASON_NAMES = {"exited", "timeout",
@@ -180,7 +180,9 @@ struct InteractionEvent {
   std::string data;  // normalised input, `<redacted-input:N-bytes>`, `<not-dispatched>`,
                      // `COLSxROWS` or a signal name (§4.3)
   InteractionOutcome outcome = InteractionOutcome::DISPATCHED;
-  std::optional<bool> automatic;  // ours: true for an auto-answered terminal query
+  std::optional<bool> automatic;    // ours: true for an auto-answered terminal query
+  std::optional<JsonBox> when;      // ours: what a reactive event waited for (its scenario `when`)
+  std::optional<int64_t> heldAtMs;  // ours: when that condition held (absent: it never held)
 };
 
 struct Exit {

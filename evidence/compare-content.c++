@@ -10,7 +10,7 @@ namespace {
 
 bool isTimestampKey(const std::string& key) {
   return key == "at_ms" || key == "scheduled_at_ms" || key == "dispatched_at_ms" ||
-         key == "elapsed_ms";
+         key == "elapsed_ms" || key == "held_at_ms";
 }
 
 Json maskTimes(const Json& value, const std::string& path,

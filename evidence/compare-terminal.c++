@@ -123,7 +123,14 @@ std::vector<Observation> screenObservations(const Json& capture,
     element["kind"] = "screen";
     element["moment"] = "interaction";
     element["interaction_sequence"] = member(event, "sequence");
-    element["screen"] = screenOf(moment ? screens.before(*moment, false) : nullptr);
+    if (event.contains("when")) {
+      // A reactive event fired because its condition held on what came before it, which the
+      // trigger says; the screen "just before" a dispatch that often shares the condition's
+      // time bucket is not knowable from bucketed times (docs/scenario-events.md).
+      element["when"] = event["when"];
+    } else {
+      element["screen"] = screenOf(moment ? screens.before(*moment, false) : nullptr);
+    }
     list.push_back(observe(element, moment));
   }
   for (const Json& checkpoint : arrayMember(capture, "filesystem_checkpoints")) {

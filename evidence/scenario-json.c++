@@ -152,6 +152,42 @@ Json toJson(const Event& event) {
                  },
              },
              event.action);
+  if (event.when) {
+    // Present only on events that wait, so a time-only event keeps its B §3.2 form.
+    json["when"] = toJson(*event.when);
+    json["delay_ms"] = event.delayMs;
+    if (event.timeoutMs) json["timeout_ms"] = *event.timeoutMs;
+    json["on_timeout"] = event.onTimeout == OnTimeout::STOP ? "stop" : "continue";
+  }
+  return json;
+}
+
+const char* conditionTypeName(const Condition& condition) {
+  static const char* const NAMES[] = {"output_literal", "output_regex", "screen_literal",
+                                      "checkpoint", "root_exit"};
+  return NAMES[condition.kind.index()];
+}
+
+Json toJson(const Condition& condition) {
+  Json json = Json::object();
+  json["type"] = conditionTypeName(condition);
+  std::visit(Overloaded{
+                 [&](const OutputLiteralCondition& c) {
+                   json["value"] = c.value;
+                   json["occurrence"] = c.occurrence;
+                 },
+                 [&](const OutputRegexCondition& c) {
+                   json["pattern"] = c.pattern;
+                   json["occurrence"] = c.occurrence;
+                 },
+                 [&](const ScreenLiteralCondition& c) {
+                   json["value"] = c.value;
+                   if (c.row) json["row"] = *c.row;
+                 },
+                 [&](const CheckpointCondition& c) { json["name"] = c.name; },
+                 [&](const RootExitCondition&) {},
+             },
+             condition.kind);
   return json;
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 
+#include "evidence/scenario-condition.h"
 #include "evidence/scenario-rules.h"
 #include "evidence/strict-reader.h"
 #include "evidence/utf.h"
@@ -227,6 +228,7 @@ ScenarioParseResult ScenarioParser::parse(const Json& input) {
   }
 
   applyCrossFieldRules(facts, s.timeoutMs, r);
+  if (r.issues().empty()) checkConditionsHoldNoSecret(s, r);
 
   if (!r.issues().empty()) return ScenarioParseResult{std::nullopt, std::move(r.issues())};
   return ScenarioParseResult{std::move(s), {}};
@@ -495,23 +497,40 @@ void ScenarioParser::event(const Json& value, const std::string& path, size_t in
   }
   size_t before = r.issueCount();
   Event e;
-  if (requiredInteger(value, path, "at_ms", 0, NO_UPPER_BOUND, e.atMs)) {
+  readReactiveMembers(r, value, path, e);
+  bool waits = StrictReader::find(value, "when") != nullptr;
+  // An event that waits may omit at_ms (then 0: no earliest time).
+  bool timed = waits ? StrictReader::find(value, "at_ms") == nullptr ||
+                           r.integer(*StrictReader::find(value, "at_ms"), childPath(path, "at_ms"),
+                                     0, NO_UPPER_BOUND, e.atMs)
+                     : requiredInteger(value, path, "at_ms", 0, NO_UPPER_BOUND, e.atMs);
+  if (timed) {
     facts.eventTimes.emplace_back(index, e.atMs);
+    if (!waits) facts.orderedEventTimes.emplace_back(index, e.atMs);
+  }
+  if (e.when) {
+    if (auto* checkpoint = std::get_if<CheckpointCondition>(&e.when->kind)) {
+      facts.conditionCheckpoints.emplace_back(index, checkpoint->name);
+    }
   }
   if (kind == 0) {
-    r.object(value, path, {"type", "at_ms", "data", "sensitive"});
+    r.object(
+        value, path,
+        {"type", "at_ms", "data", "sensitive", "when", "delay_ms", "timeout_ms", "on_timeout"});
     InputAction input;
     requiredString(value, path, "data", UNLIMITED, input.data);
     optionalBoolean(value, path, "sensitive", input.sensitive);
     e.action = std::move(input);
   } else if (kind == 1) {
-    r.object(value, path, {"type", "at_ms", "columns", "rows"});
+    r.object(value, path,
+             {"type", "at_ms", "columns", "rows", "when", "delay_ms", "timeout_ms", "on_timeout"});
     ResizeAction resize;
     requiredInteger(value, path, "columns", 1, 1000, resize.columns);
     requiredInteger(value, path, "rows", 1, 1000, resize.rows);
     e.action = resize;
   } else {
-    r.object(value, path, {"type", "at_ms", "signal"});
+    r.object(value, path,
+             {"type", "at_ms", "signal", "when", "delay_ms", "timeout_ms", "on_timeout"});
     SignalAction sig;
     if (const Json* name = r.require(value, path, "signal")) {
       signal(*name, childPath(path, "signal"), sig.signal);

@@ -33,10 +33,11 @@ bool isReservedEnvironmentName(const std::string& name) {
 }  // namespace
 
 void applyCrossFieldRules(const ScenarioFacts& facts, int64_t timeoutMs, StrictReader& r) {
-  // 1. Events are non-decreasing in at_ms: one issue, at the first offending index.
-  for (size_t i = 1; i < facts.eventTimes.size(); ++i) {
-    const auto& previous = facts.eventTimes[i - 1];
-    const auto& current = facts.eventTimes[i];
+  // 1. Events are non-decreasing in at_ms: one issue, at the first offending index. An event
+  // that waits (`when`) is ordered by its place in the list, its at_ms is only a lower bound.
+  for (size_t i = 1; i < facts.orderedEventTimes.size(); ++i) {
+    const auto& previous = facts.orderedEventTimes[i - 1];
+    const auto& current = facts.orderedEventTimes[i];
     if (current.second < previous.second) {
       r.fail(childPath(indexPath("events", current.first), "at_ms"),
              "events must be non-decreasing in at_ms: " + std::to_string(current.second) +
@@ -114,6 +115,15 @@ void applyCrossFieldRules(const ScenarioFacts& facts, int64_t timeoutMs, StrictR
              "command shim names must be unique: \"" + name.second +
                  "\" is also the name of command_shims[" + std::to_string(inserted.first->second) +
                  "]");
+    }
+  }
+
+  // 9. An event waiting for a checkpoint names a declared one (not `before`, which is taken
+  // before the spawn, nor `after_settlement`, taken after the run).
+  for (const auto& wait : facts.conditionCheckpoints) {
+    if (firstCheckpoint.count(wait.second) == 0) {
+      r.fail(childPath(childPath(indexPath("events", wait.first), "when"), "name"),
+             "must name a checkpoint declared in checkpoints, got \"" + wait.second + "\"");
     }
   }
 }

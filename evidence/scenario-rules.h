@@ -19,7 +19,9 @@ class StrictReader;
 struct ScenarioFacts {
   using Indexed = std::pair<size_t, std::string>;  // (index in its array, value)
 
-  std::vector<std::pair<size_t, int64_t>> eventTimes;  // (index in `events`, at_ms)
+  std::vector<std::pair<size_t, int64_t>> eventTimes;         // (index in `events`, at_ms)
+  std::vector<std::pair<size_t, int64_t>> orderedEventTimes;  // the same, events without `when`
+  std::vector<Indexed> conditionCheckpoints;  // (event index, `when.name`) of checkpoint waits
   std::vector<std::string> environmentNames;  // valid keys of `environment`, even when their
                                               // value was not a string
   std::vector<Indexed> inherited;             // valid `inherit_environment` names
@@ -30,8 +32,9 @@ struct ScenarioFacts {
 };
 
 void applyCrossFieldRules(const ScenarioFacts& facts, int64_t timeoutMs, StrictReader& reader);
-// Evaluates all eight rules of B §3.5 in their numbered order. Rule 1 (non-decreasing at_ms)
-// reports only the first offending event; every other rule reports each offending element.
-// Rule 5 is skipped when timeout_ms was invalid (its own issue already says why).
+// Evaluates all eight rules of B §3.5 in their numbered order, then rule 9 (a `checkpoint`
+// condition names a declared checkpoint). Rule 1 (non-decreasing at_ms, among the events
+// without `when`) reports only the first offending event; every other rule reports each offending
+// element. Rule 5 is skipped when timeout_ms was invalid (its own issue already says why).
 
 }  // namespace rea::evidence

@@ -25,7 +25,6 @@
 
 namespace rea::evidence {
 
-
 enum class TargetSignal { INTERRUPT, TERMINATE, KILL };
 // The signals a scenario may name: "SIGINT", "SIGTERM", "SIGKILL".
 
@@ -61,11 +60,52 @@ struct SignalAction {
   TargetSignal signal = TargetSignal::INTERRUPT;
 };
 
-struct Event {
-  int64_t atMs = 0;  // ≥0 and ≤ Scenario::timeoutMs; events are non-decreasing in atMs
-  std::variant<InputAction, ResizeAction, SignalAction> action;
+struct OutputLiteralCondition {
+  std::string value;   // 1–10000 UTF-16 code units
+  int occurrence = 1;  // 1–1000
 };
-// One timed interaction (B §3.2), JSON `type` "input" | "resize" | "signal".
+struct OutputRegexCondition {
+  std::string pattern;  // POSIX ERE, 1–1000 UTF-16 code units (condition-watch.h checkPattern)
+  int occurrence = 1;   // 1–1000
+};
+struct ScreenLiteralCondition {
+  std::string value;       // 1–1000 UTF-16 code units
+  std::optional<int> row;  // 0–999, 0 = top visible row; absent = any row
+};
+struct CheckpointCondition {
+  std::string name;  // a declared checkpoint
+};
+struct RootExitCondition {};
+
+struct Condition {
+  std::variant<OutputLiteralCondition, OutputRegexCondition, ScreenLiteralCondition,
+               CheckpointCondition, RootExitCondition>
+      kind;
+};
+// What a reactive event waits for, JSON `when.type` "output_literal" | "output_regex" |
+// "screen_literal" | "checkpoint" | "root_exit" (docs/scenario.md, "Events that wait"). Output
+// conditions see the normalised output (secrets and sensitive input already redacted) written
+// after the event was armed; a screen condition sees the normalised rendered screen.
+
+enum class OnTimeout { CONTINUE, STOP };
+// What a reactive event's timeout does to the run: JSON "continue" | "stop".
+
+struct Event {
+  int64_t atMs = 0;
+  // ≥0 and ≤ Scenario::timeoutMs. Events without `when` are non-decreasing in atMs among
+  // themselves; with `when`, at_ms (default 0) is only the earliest dispatch time.
+  std::variant<InputAction, ResizeAction, SignalAction> action;
+  std::optional<Condition> when;     // absent: the event fires at atMs (B §3.2, A2)
+  int64_t delayMs = 0;               // 0–300000: waited after the condition held
+  std::optional<int64_t> timeoutMs;  // 1–300000 after arming; absent: wait until the run ends
+  OnTimeout onTimeout = OnTimeout::CONTINUE;
+};
+// One interaction (B §3.2), JSON `type` "input" | "resize" | "signal". Events are armed one at
+// a time, in scenario order: an event is armed once the previous one was dispatched (or timed
+// out), and only then is its condition watched. delay_ms, timeout_ms and on_timeout need `when`.
+
+const char* conditionTypeName(const Condition& condition);
+// The JSON `when.type` of the condition.
 
 struct TimeTrigger {
   int64_t atMs = 0;  // 0–300000
@@ -182,12 +222,12 @@ struct Scenario {
   NetworkAccess networkAccess = NetworkAccess::HOST;
   std::vector<std::string> filesystemRoots;  // ≤16, each starts with "/"
   Terminal terminal;
-  std::vector<CheckpointDeclaration> checkpoints;    // ≤64
-  std::vector<CommandShim> commandShims;  // ≤32
-  std::vector<Event> events;              // ≤1000
-  int64_t timeoutMs = 30000;              // 1–300000
-  int64_t idleTimeoutMs = 30000;          // 1–300000
-  int64_t settleMs = 100;                 // 0–10000
+  std::vector<CheckpointDeclaration> checkpoints;  // ≤64
+  std::vector<CommandShim> commandShims;           // ≤32
+  std::vector<Event> events;                       // ≤1000
+  int64_t timeoutMs = 30000;                       // 1–300000
+  int64_t idleTimeoutMs = 30000;                   // 1–300000
+  int64_t settleMs = 100;                          // 0–10000
   Limits limits;
   Normalization normalization;
   Replay replay;
@@ -211,6 +251,7 @@ Json toJson(const Scenario& scenario);
 // `request_body` is omitted, so toJson(parse(x)) re-parses to the same Scenario.
 
 Json toJson(const Event& event);
+Json toJson(const Condition& condition);
 Json toJson(const CheckpointDeclaration& checkpoint);
 Json toJson(const CommandShim& shim);
 Json toJson(const Limits& limits);

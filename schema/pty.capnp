@@ -97,6 +97,15 @@ struct PtyInteraction {
     signal @3 :Int32;
     # Signal number (SIGINT, SIGTERM or SIGKILL) sent to the root pid only.
   }
+  waits @4 :Bool;
+  # A reactive event (its scenario `when`): once it is its turn and `atMs` has passed, the
+  # helper holds it until the supervisor, which watches the condition, calls PtyJob.release.
+  # Events stay in list order: no later event fires before this one is released.
+  waitsForExit @5 :Bool;
+  # With `waits`: the event waits for the root's exit. When the root exits while the chain
+  # holds this event, the helper performs it then (input still reaches a descendant that holds
+  # the terminal; a signal to the gone root is dispatched, B §6.4) instead of reporting it
+  # `targetExited`; every later event is `targetExited`.
 }
 
 struct TerminalSize {
@@ -170,6 +179,8 @@ struct Dispatch {
     # The operation raised an error (e.g. resizing a closed PTY).
     targetExited @2;
     # Never fired: the root exited first. `atNs` is the exit time.
+    timedOut @3;
+    # A waiting event released as timed out: never performed. `atNs` is the release time.
   }
 }
 
@@ -192,6 +203,12 @@ struct Exit {
 
 interface PtyJob {
   # Returned by `start`; exists only while a target runs under this helper.
+
+  release @1 (eventIndex :UInt32, timedOut :Bool, stop :Bool);
+  # Lets the waiting event `eventIndex` go: performed now (or once its turn comes), or, with
+  # `timedOut`, reported `timedOut` without being performed; `stop` then also ends the run as
+  # the watchdog's timeout does (SIGKILL, reason `timeout`). Ignored for an event that does not
+  # wait, was already released, or after the root's exit.
 
   finish @0 ();
   # Ends the job: SIGKILLs the root if it is still running (and reports its exit), reads what

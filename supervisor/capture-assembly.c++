@@ -120,9 +120,9 @@ InteractionType interactionType(const Event& event) {
   }
 }
 
-std::vector<InteractionEvent> assembleInteractions(const Scenario& scenario, const PtyRecord& pty,
-                                                   const Clock& clock,
-                                                   const NormaliseContext& base) {
+std::vector<InteractionEvent> assembleInteractions(
+    const Scenario& scenario, const PtyRecord& pty, const Clock& clock,
+    const NormaliseContext& base, const std::vector<InteractionWaitRecord>& waits) {
   // B §4.7: dispatch order, then the events never dispatched in scenario order.
   NormaliseContext inputContext = base;  // input data: temp-root placeholder, no pids (B §4.6.1)
   inputContext.temporaryRoot = std::string(NO_TEMPORARY_ROOT);
@@ -148,8 +148,17 @@ std::vector<InteractionEvent> assembleInteractions(const Scenario& scenario, con
     record.scheduledAtMs = event.atMs;
     record.dispatchedAtMs = atMs;
     record.type = interactionType(event);
-    record.data = interactionData(event, outcome != InteractionOutcome::TARGET_EXITED, inputText);
+    bool performed =
+        outcome != InteractionOutcome::TARGET_EXITED && outcome != InteractionOutcome::TIMED_OUT;
+    record.data = interactionData(event, performed, inputText);
     record.outcome = outcome;
+    if (event.when) {
+      // The trigger is content (compared); when it held is timing (masked, A7).
+      record.when = JsonBox(toJson(*event.when));
+      if (index < waits.size() && waits[index].heldAtNs) {
+        record.heldAtMs = clock.bucketed(*waits[index].heldAtNs);
+      }
+    }
     events.push_back(std::move(record));
   };
   // Answered terminal queries are dispatched inputs too: merged into dispatch order by time.
@@ -163,8 +172,9 @@ std::vector<InteractionEvent> assembleInteractions(const Scenario& scenario, con
   for (const auto* d : fired) {
     addRepliesUntil(d->atNs);
     add(d->eventIndex, clock.bucketed(d->atNs),
-        d->outcome == PtyDispatch::Outcome::FAILED ? InteractionOutcome::FAILED
-                                                   : InteractionOutcome::DISPATCHED);
+        d->outcome == PtyDispatch::Outcome::FAILED      ? InteractionOutcome::FAILED
+        : d->outcome == PtyDispatch::Outcome::TIMED_OUT ? InteractionOutcome::TIMED_OUT
+                                                        : InteractionOutcome::DISPATCHED);
   }
   addRepliesUntil(std::nullopt);
   for (const auto* d : abandoned) {
@@ -260,7 +270,8 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   std::vector<PtyRenderedFrame>().swap(run.pty.rendered);
   capture.renderedFrames = std::move(rendered.frames);
   capture.frames = assembleFrames(run.pty, clock, terminalText);
-  capture.interactionEvents = assembleInteractions(scenario, run.pty, clock, base);
+  capture.interactionEvents =
+      assembleInteractions(scenario, run.pty, clock, base, run.interactionWaits);
   capture.exit = assembleExit(run.pty);
   capture.settlement = assembleSettlement(run, clock.bucket);
   ProcessAssembly processes = assembleProcesses(run, base, clock.bucket);

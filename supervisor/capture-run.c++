@@ -23,6 +23,7 @@ struct CaptureState final : public CaptureHelpers {
   TempRoot root;
   CaptureRunResult result;
   kj::Own<CheckpointDriver> checkpoints;    // before `pty`: it outlives the link it observes
+  kj::Own<InteractionDriver> interactions;  // likewise; null when no event waits
   kj::Own<PtyObserverFanOut> ptyObservers;  // checkpoints, then the progress line
   // Before `pty`, so destroyed after it: a dropped capture loses the pty helper (its root dies
   // with it) first, then the sampler link cleans up what the capture owns (sampler-link.h).
@@ -106,6 +107,7 @@ struct EarlyHelpers {
   std::string runToken;
   kj::Own<SamplerLink> sampler;
   kj::Promise<SamplerPrepared> prepared;
+  kj::Own<InteractionDriver> interactions;  // null when no event waits
   kj::Own<PtyObserverFanOut> ptyObservers;  // checkpoints, then the progress line
   kj::Own<PtyLink> pty;                     // last: destroyed first (sampler-link.h)
 };
@@ -120,8 +122,12 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request,
                                          kj::Maybe<CaptureProgress&> progress) {
   auto checkpoints = kj::heap<CheckpointDriver>(io, request.filesystem);
-  EarlyHelpers early{newRunToken(), kj::heap<SamplerLink>(io), nullptr,
-                     kj::heap<PtyObserverFanOut>(), kj::Own<PtyLink>()};
+  EarlyHelpers early{newRunToken(),
+                     kj::heap<SamplerLink>(io),
+                     nullptr,
+                     kj::Own<InteractionDriver>(),
+                     kj::heap<PtyObserverFanOut>(),
+                     kj::Own<PtyLink>()};
   // The exec channel (helpers/common/exec-channel.h): one end to each helper, none kept here.
   int channel[2] = {-1, -1};
   if (request.execNotify && !request.forceSampled &&
@@ -132,12 +138,20 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
   early.prepared = early.sampler->prepare(
       {early.runToken, request.maxProcesses, request.forceSampled, channel[0] >= 0});
   early.ptyObservers->add(*checkpoints);
+  if (planWaits(request.interactions)) {
+    early.interactions = kj::heap<InteractionDriver>(io, request.interactions);
+    early.ptyObservers->add(*early.interactions);
+    auto& interactions = *early.interactions;
+    checkpoints->onTriggered(
+        [&interactions](const std::string& name) { interactions.checkpointTriggered(name); });
+  }
   KJ_IF_MAYBE (p, progress) {
     early.ptyObservers->add(*p);
   }
   early.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *early.ptyObservers);
   early.pty->setExecChannel(kj::mv(ptyChannel));
   early.pty->spawnEarly();
+  if (early.interactions) early.interactions->attach(*early.pty);
   // Roots and capture cgroups left by a rea that was SIGKILLed (no live owner) go first. Ours
   // are not mistaken for them: the sampler marks its group with our identity as it makes it,
   // and the temp root is made below.
@@ -176,6 +190,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
                                              EarlyHelpers early) {
   auto state = kj::heap<CaptureState>(std::move(request), progress, kj::mv(checkpoints));
   auto& s = *state;
+  s.interactions = kj::mv(early.interactions);
   s.ptyObservers = kj::mv(early.ptyObservers);
   s.sampler = kj::mv(early.sampler);
   s.pty = kj::mv(early.pty);
@@ -237,6 +252,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       .then([&s](PtySpawn spawn) {
         s.sampler->start(spawn.rootPid);
         s.checkpoints->spawned(spawn.rootPid);
+        if (s.interactions) s.interactions->spawned(spawn.rootPid, s.result.tempRoot);
         s.phase(CapturePhase::RUNNING);
         return s.pty->whenExited();
       })
@@ -282,6 +298,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
           if (s.result.replay->fault) s.noteLost("replay", *s.result.replay->fault);
         }
         s.result.filesystem = s.checkpoints->record();
+        if (s.interactions) s.result.interactionWaits = s.interactions->record();
         if (s.result.filesystem.lost) {
           s.result.lostHelpers.push_back({"fswatch", s.result.filesystem.lost->sentence()});
         }

@@ -31,6 +31,7 @@
 
 #include "supervisor/capture-progress.h"
 #include "supervisor/checkpoint-driver.h"
+#include "supervisor/interaction-driver.h"
 #include "supervisor/pty-link.h"
 #include "supervisor/replay-link.h"
 #include "supervisor/sampler-link.h"
@@ -53,7 +54,8 @@ struct CaptureRunRequest {
   int64_t settleMs = 100;
   uint32_t maxFrames = 10000;
   uint64_t maxOutputBytes = 1000000;
-  CheckpointPlan filesystem;  // roots, limits, checkpoints (B §6.9, §6.10)
+  CheckpointPlan filesystem;     // roots, limits, checkpoints (B §6.9, §6.10)
+  InteractionPlan interactions;  // events that wait (`when`): watched by an InteractionDriver
   // Command shims (B §7): the scenario's `command_shims` and `limits.protocol_events`.
   std::vector<evidence::CommandShim> commandShims;
   uint32_t protocolEvents = 10000;
@@ -90,10 +92,11 @@ struct CaptureRunResult {
   SamplerCleanup processCleanup;              // who was signalled or left alone, and escapees (A8)
   std::optional<std::string> cleanupFailure;  // first failure of B §6.6.3 release, if any
   std::vector<LostHelper> lostHelpers;        // A13
-  FilesystemRecord filesystem;         // checkpoints; `failure` set: the capture fails (B §6.10)
-  std::optional<ShimRecord> shims;     // set when shims were declared (shim-run.h)
-  std::optional<ReplayRecord> replay;  // when the replay helper ran
-  kj::Own<CaptureHelpers> helpers;     // keep until the Evidence is assembled, then drop (reaps)
+  FilesystemRecord filesystem;  // checkpoints; `failure` set: the capture fails (B §6.10)
+  std::vector<InteractionWaitRecord> interactionWaits;  // per event; empty when none waits
+  std::optional<ShimRecord> shims;                      // set when shims were declared (shim-run.h)
+  std::optional<ReplayRecord> replay;                   // when the replay helper ran
+  kj::Own<CaptureHelpers> helpers;  // keep until the Evidence is assembled, then drop (reaps)
 };
 
 kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunRequest request,

@@ -85,8 +85,12 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
       interaction.type = PtyInteraction::Type::SIGNAL;
       interaction.signal = signalNumber(std::get<SignalAction>(event.action).signal);
     }
+    interaction.waits = event.when.has_value();
+    interaction.waitsForExit =
+        event.when && std::holds_alternative<RootExitCondition>(event.when->kind);
     request.events.push_back(std::move(interaction));
   }
+  request.interactions.events = scenario.events;
   request.timeoutMs = static_cast<uint64_t>(scenario.timeoutMs);
   request.idleTimeoutMs = static_cast<uint64_t>(scenario.idleTimeoutMs);
   request.settleMs = scenario.settleMs;
@@ -102,6 +106,7 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   request.filesystem.snapshotDeadlineMs =
       std::max<uint64_t>(5000, static_cast<uint64_t>(scenario.timeoutMs));
   request.filesystem.terminalContext = scenarioNormaliseContext(scenario);
+  request.interactions.terminalContext = request.filesystem.terminalContext;
   request.commandShims = scenario.commandShims;
   request.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);
   // The replay helper runs when there is a plan to serve or a loopback namespace to make.

@@ -121,8 +121,15 @@ void CheckpointDriver::triggerKind(size_t variantIndex) {
   }
 }
 
+void CheckpointDriver::onTriggered(kj::Function<void(const std::string&)> callback) {
+  triggered = kj::mv(callback);
+}
+
 void CheckpointDriver::trigger(const std::string& name) {
   if (finishing || !captured.insert(name).second) return;
+  KJ_IF_MAYBE (callback, triggered) {
+    (*callback)(name);
+  }
   chain = kj::mv(chain)
               .then([this, name]() -> kj::Promise<void> {
                 // A failed snapshot poisons the chain; a lost helper makes later ones absent.

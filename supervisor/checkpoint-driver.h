@@ -34,6 +34,7 @@
 #include <vector>
 
 #include <kj/async-io.h>
+#include <kj/function.h>
 
 #include "evidence/file-effects.h"
 #include "evidence/literal-trigger.h"
@@ -84,6 +85,10 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
 
   bool failed() const { return record_.failure.has_value(); }
 
+  void onTriggered(kj::Function<void(const std::string&)> callback);
+  // Told each declared checkpoint's name when its trigger fires (before its snapshot), so an
+  // event waiting for it can go (interaction-driver.h).
+
   void start(uint64_t t0MonoNs, std::string tempRoot);
   void spawned(pid_t rootPid);
   void output(const PtyChunk& chunk) override;
@@ -116,6 +121,7 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
   bool finishing = false;
   kj::Promise<void> chain = kj::READY_NOW;
   kj::Maybe<kj::Own<kj::TaskSet>> timers;
+  kj::Maybe<kj::Function<void(const std::string&)>> triggered;
 
   void trigger(const std::string& name);
   void triggerKind(size_t variantIndex);

@@ -25,6 +25,7 @@ const Command COMMANDS[] = {
     {"export-screen", runExportScreenCommand},
     {"helper", runHelperCommand},
     {"mcp", runMcpCommand},
+    {"record-scenario", runRecordScenarioCommand},
     {"report", runReportCommand},
     {"stability", runStabilityCommand},
 };

@@ -17,6 +17,7 @@ int runExportScreenCommand(const std::vector<std::string>& args);
 int runReportCommand(const std::vector<std::string>& args);
 int runMcpCommand(const std::vector<std::string>& args);
 int runStabilityCommand(const std::vector<std::string>& args);
+int runRecordScenarioCommand(const std::vector<std::string>& args);
 
 int usageError(const std::string& problem, const char* command);
 // Prints the problem and the command's usage on stderr; returns 2.

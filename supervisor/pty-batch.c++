@@ -19,6 +19,8 @@ std::optional<PtyDispatch::Outcome> outcomeOf(schema::Dispatch::Outcome outcome)
       return PtyDispatch::Outcome::FAILED;
     case schema::Dispatch::Outcome::TARGET_EXITED:
       return PtyDispatch::Outcome::TARGET_EXITED;
+    case schema::Dispatch::Outcome::TIMED_OUT:
+      return PtyDispatch::Outcome::TIMED_OUT;
   }
   return std::nullopt;
 }
@@ -41,7 +43,12 @@ PtyStreamCheck::PtyStreamCheck(const PtyLaunch& launch)
     : outputBudget(launch.maxFrames, launch.maxOutputBytes),
       lastAtNs(launch.t0Ns),
       reported(launch.events.size(), false),
-      rendered(launch) {}
+      rendered(launch) {
+  for (const auto& event : launch.events) {
+    waits.push_back(event.waits);
+    exitWaits.push_back(event.waits && event.waitsForExit);
+  }
+}
 
 std::string PtyStreamCheck::push(
     kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams, uint64_t nowNs,
@@ -103,8 +110,13 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
       if (reported[index]) return "an event reported twice";
       auto outcome = outcomeOf(dispatched.getOutcome());
       if (!outcome) return "an unknown dispatch outcome";
+      if (*outcome == PtyDispatch::Outcome::TIMED_OUT && !waits[index]) {
+        return "a timed-out event that does not wait";
+      }
       PtyDispatch dispatch{index, atNs, *outcome};
-      bool afterExit = dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED;
+      bool afterExit =
+          dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED ||
+          (exitWaits[index] && record.exit && dispatch.outcome != PtyDispatch::Outcome::TIMED_OUT);
       if (afterExit != bool(record.exit)) {
         return afterExit ? "target_exited before the exit" : "a dispatch after the exit";
       }
@@ -150,6 +162,9 @@ std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs
       // A15: the rendered budget replaces the newest frames instead of dropping this one.
       record.rendered.resize(record.rendered.size() - std::min(evict, record.rendered.size()));
       record.rendered.push_back(kj::mv(frame));
+      KJ_IF_MAYBE (o, observer) {
+        o->rendered(record.rendered.back());
+      }
       return {};
     }
     case schema::PtyEvent::REPLIED: {

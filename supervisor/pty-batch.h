@@ -44,7 +44,9 @@ class PtyStreamCheck {
  private:
   evidence::RawFrameBudget outputBudget;  // A15: reads past limits.frames join the last frame
   uint64_t lastAtNs;
-  std::vector<bool> reported;  // [event index]: a dispatch report arrived
+  std::vector<bool> reported;   // [event index]: a dispatch report arrived
+  std::vector<bool> waits;      // [event index]: the event waits (only it may time out)
+  std::vector<bool> exitWaits;  // [event index]: it waits for the exit (dispatched at it)
   RenderedStreamCheck rendered;
 
   std::string event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,

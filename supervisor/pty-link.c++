@@ -36,9 +36,12 @@ void validateLaunch(const PtyLaunch& launch) {
   KJ_REQUIRE(launch.columns >= 1 && launch.columns <= 1000, "columns out of range");
   KJ_REQUIRE(launch.rows >= 1 && launch.rows <= 1000, "rows out of range");
   KJ_REQUIRE(launch.events.size() <= 1000, "too many events");
+  const PtyInteraction* previousTimed = nullptr;  // waiting events are ordered by position only
   for (size_t i = 0; i < launch.events.size(); ++i) {
     auto& event = launch.events[i];
-    KJ_REQUIRE(i == 0 || launch.events[i - 1].atMs <= event.atMs, "events not sorted", i);
+    KJ_REQUIRE(event.waits || previousTimed == nullptr || previousTimed->atMs <= event.atMs,
+               "events not sorted", i);
+    if (!event.waits) previousTimed = &event;
     if (event.type == PtyInteraction::Type::RESIZE) {
       KJ_REQUIRE(
           event.columns >= 1 && event.columns <= 1000 && event.rows >= 1 && event.rows <= 1000,
@@ -81,6 +84,8 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
     auto& from = launch.events[i];
     auto to = events[i];
     to.setAtMs(from.atMs);
+    to.setWaits(from.waits);
+    to.setWaitsForExit(from.waits && from.waitsForExit);
     switch (from.type) {
       case PtyInteraction::Type::INPUT:
         to.setInput(bytesOf(from.data));
@@ -136,6 +141,7 @@ class PtyLink::Impl final : private kj::TaskSet::ErrorHandler {
   kj::AutoCloseFd execChannel;
   kj::Promise<PtySpawn> start(PtyLaunch launch);
   kj::Promise<PtySpawn> startHelper(PtyLaunch launch);
+  void release(uint32_t eventIndex, bool timedOut, bool stop);
   kj::Promise<std::optional<PtyExit>> whenExited();
   kj::Promise<void> finish(kj::Duration deadline);
   bool finished() const { return shutDownDone; }
@@ -323,6 +329,23 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
       });
 }
 
+void PtyLink::Impl::release(uint32_t eventIndex, bool timedOut, bool stop) {
+  if (record.fault || finishCalled) return;
+  KJ_IF_MAYBE (j, job) {
+    auto request = j->releaseRequest();
+    request.setEventIndex(eventIndex);
+    request.setTimedOut(timedOut);
+    request.setStop(stop);
+    tasks.add(request.send().ignoreResult().catch_([this](kj::Exception&& exception) {
+      if (!record.fault && !shuttingDown) {
+        lose(std::string("the pty helper failed to release an event: ") +
+                 exception.getDescription().cStr(),
+             exception.getType() != kj::Exception::Type::DISCONNECTED);
+      }
+    }));
+  }
+}
+
 kj::Promise<std::optional<PtyExit>> PtyLink::Impl::whenExited() {
   return exitKnown.addBranch().then([this]() { return record.exit; });
 }
@@ -472,6 +495,10 @@ kj::Promise<PtySpawn> PtyLink::start(PtyLaunch launch) {
 
 kj::Promise<std::optional<PtyExit>> PtyLink::whenExited() {
   return impl->whenExited();
+}
+
+void PtyLink::release(uint32_t eventIndex, bool timedOut, bool stop) {
+  impl->release(eventIndex, timedOut, stop);
 }
 
 kj::Promise<void> PtyLink::finish(kj::Duration deadline) {

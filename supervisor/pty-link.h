@@ -43,6 +43,8 @@ struct PtyInteraction {
   uint16_t columns = 0;  // RESIZE: 1-1000
   uint16_t rows = 0;     // RESIZE: 1-1000
   int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL, sent to the root pid only
+  bool waits = false;    // reactive: held at its turn until PtyLink::release (`atMs` = earliest)
+  bool waitsForExit = false;  // with `waits`: performed at the root's exit if held then
 };
 
 struct PtyLaunch {
@@ -82,9 +84,10 @@ struct PtyChunk {
 };
 
 struct PtyDispatch {
-  enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED };
+  enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED, TIMED_OUT };
   uint32_t eventIndex = 0;  // index into PtyLaunch::events
-  uint64_t atNs = 0;        // when it fired; for TARGET_EXITED the exit time
+  uint64_t atNs = 0;        // when it fired; for TARGET_EXITED the exit time; for TIMED_OUT
+                            // (a waiting event released as timed out) the release time
   Outcome outcome = Outcome::DISPATCHED;
 };
 
@@ -143,6 +146,7 @@ class PtyObserver {
   virtual void output(const PtyChunk& /*chunk*/) {}
   virtual void dispatched(const PtyDispatch& /*dispatch*/) {}
   virtual void exited(const PtyExit& /*exit*/) {}
+  virtual void rendered(const PtyRenderedFrame& /*frame*/) {}
   virtual void lost(const HelperFault& /*fault*/) {}
   // The helper was lost; `fault.end` may not be known yet.
 };
@@ -164,6 +168,10 @@ class PtyObserverFanOut final : public PtyObserver {
   void exited(const PtyExit& exit) override {
     for (auto* o : observers)
       o->exited(exit);
+  }
+  void rendered(const PtyRenderedFrame& frame) override {
+    for (auto* o : observers)
+      o->rendered(frame);
   }
   void lost(const HelperFault& fault) override {
     for (auto* o : observers)
@@ -199,6 +207,10 @@ class PtyLink {
   // forked. Call once. Limits are checked first: a launch out of range rejects (FAILED) before any
   // spawn. Every failure arrives as a rejected promise, and whenExited() then resolves with
   // nullopt.
+
+  void release(uint32_t eventIndex, bool timedOut, bool stop);
+  // Lets a waiting event go (schema/pty.capnp PtyJob.release). Fire and forget: does nothing
+  // before start() resolved or once the helper is lost; a failed call is a lost helper.
 
   kj::Promise<std::optional<PtyExit>> whenExited();
   // Resolves when the root has been reaped (its exit record), or with nullopt when the helper

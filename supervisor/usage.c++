@@ -17,6 +17,7 @@ const char OVERVIEW[] =
     "  export-screen CAPTURE [--at WHEN]    one rendered screen as an SVG picture\n"
     "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
     "  stability [-n N] FILE                capture FILE N times: do the captures agree?\n"
+    "  record-scenario OUT -- COMMAND       record a terminal session as a reactive scenario\n"
     "  doctor                               what this machine supports; stale leftovers\n"
     "  mcp                                  serve both as MCP tools on stdin/stdout\n"
     "  helper NAME [ARGS]                   run one helper alone (debugging)\n"
@@ -52,6 +53,14 @@ const char CAPTURE[] =
     "docs/policy.md. A capture that reached one of the scenario's limits is truncated: a\n"
     "warning on stderr names the limit (\"rea: warning: the capture is truncated. Limit\n"
     "reached: ...\"), and so do the Evidence's limitations and the summary.\n"
+    "\n"
+    "An input, resize or signal event may wait for the target instead of a fixed at_ms:\n"
+    "  {\"type\": \"input\", \"when\": {\"type\": \"output_literal\", \"value\": \"name? \"},\n"
+    "   \"data\": \"world\\r\", \"timeout_ms\": 5000}\n"
+    "Conditions: output_literal, output_regex, screen_literal (optional row), checkpoint,\n"
+    "root_exit; with delay_ms, timeout_ms and on_timeout (continue, stop). Events stay in\n"
+    "order: a condition is watched once the previous event was dispatched. See\n"
+    "docs/scenario-events.md and examples/interactive-reactive.json.\n"
     "\n"
     "options:\n"
     "  --pretty              indent the JSON output\n"
@@ -207,6 +216,22 @@ const char MCP[] =
     "example (an MCP client's server entry):\n"
     "  {\"command\": \"rea\", \"args\": [\"mcp\"],\n"
     "   \"env\": {\"REA_PROCESS_CAPTURE_ENABLED\": \"true\", ...}}\n";
+const char RECORD_SCENARIO[] =
+    "usage: rea record-scenario OUT.json -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND in a new terminal attached to yours (like script or asciinema rec) and,\n"
+    "when it ends, writes a scenario to OUT.json that replays what you typed: each input\n"
+    "waits for the text the command printed just before you typed it (an output_literal\n"
+    "condition), keys the command only echoed join one input, a resize of your terminal\n"
+    "becomes a resize event waiting for the last text on the screen, Ctrl-C is the input\n"
+    "\\u0003. Every event has a timeout_ms of 10000, so a replay that differs records\n"
+    "timed_out instead of hanging. The command runs as you, outside any capture; capturing\n"
+    "the written scenario needs the operator policy as usual. Mark passwords afterwards\n"
+    "with \"sensitive\": true. See docs/scenario-events.md.\n"
+    "\n"
+    "example:\n"
+    "  rea record-scenario login.json -- ./login.sh\n"
+    "  rea capture-process login.json > capture.json\n";
 
 const char HELPER[] =
     "usage: rea helper NAME --standalone REQUEST.json\n"
@@ -217,15 +242,9 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {"capture-process",
-                                                 "compare-process-captures",
-                                                 "export-asciicast",
-                                                 "export-screen",
-                                                 "report",
-                                                 "stability",
-                                                 "doctor",
-                                                 "mcp",
-                                                 "helper"};
+  static const std::vector<const char*> names = {
+      "capture-process", "compare-process-captures", "export-asciicast", "export-screen", "report",
+      "stability",       "record-scenario",          "doctor",           "mcp",           "helper"};
   return names;
 }
 
@@ -247,6 +266,7 @@ std::string usageFor(const char* command) {
     if (std::strcmp(command, "mcp") == 0) return MCP;
     if (std::strcmp(command, "report") == 0) return REPORT;
     if (std::strcmp(command, "stability") == 0) return STABILITY;
+    if (std::strcmp(command, "record-scenario") == 0) return RECORD_SCENARIO;
   }
   return OVERVIEW;
 }

@@ -55,6 +55,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     if (this->config.t0Ns == 0) this->config.t0Ns = monotonicNowNs();
     lastOutputNs = this->config.t0Ns;
     fired.resize(this->config.events.size(), false);
+    released.resize(this->config.events.size(), Release::NONE);
   }
 
   ~PtyJobImpl() noexcept(false) {
@@ -163,6 +164,10 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   uint64_t dropped = 0;       // the drain thread's count of chunks over the raw limits
   uint64_t outputChunks = 0;  // reads taken so far (accepted or dropped): output still flowing
   std::vector<bool> fired;
+  enum class Release : uint8_t { NONE, GO, TIMED_OUT, TIMED_OUT_STOP };
+  std::vector<Release> released;  // per event: how release() let it go
+  uint32_t waitingIndex = 0;      // the event the chain holds, while `waiting` is set
+  kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> waiting;
   PtyJobEvent::Reason reason = PtyJobEvent::Reason::EXITED;
   bool reaped = false;
   bool drainEnded = false;
@@ -300,6 +305,19 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     exit.reason = reason;
     emit(kj::mv(exit));
     uint64_t exitAtNs = lastEmittedNs;
+    KJ_IF_MAYBE (w, waiting) {
+      // The held event waits for this exit: performed now, at the exit's time.
+      uint32_t index = waitingIndex;
+      if (config.events[index].waitsForExit && !fired[index]) {
+        fired[index] = true;
+        PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, exitAtNs};
+        event.eventIndex = index;
+        event.outcome = perform(config.events[index]) ? PtyJobEvent::Outcome::DISPATCHED
+                                                      : PtyJobEvent::Outcome::FAILED;
+        emit(kj::mv(event));
+      }
+      (void)w;
+    }
     for (uint32_t i = 0; i < fired.size(); ++i) {
       if (fired[i]) continue;
       fired[i] = true;
@@ -321,10 +339,57 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   kj::Promise<void> fireFrom(uint32_t index) {
     if (index >= config.events.size()) return kj::READY_NOW;
     uint64_t dueNs = KJ_ASSERT_NONNULL(target).spawnedAtNs + config.events[index].atMs * NS_PER_MS;
-    return sleepUntilNs(timer, dueNs).then([this, index]() {
-      dispatch(index);
-      return fireFrom(index + 1);
-    });
+    return sleepUntilNs(timer, dueNs)
+        .then([this, index]() -> kj::Promise<void> {
+          // A waiting event holds the chain (and so every later event) until it is released.
+          if (!config.events[index].waits || released[index] != Release::NONE) {
+            return kj::READY_NOW;
+          }
+          auto paf = kj::newPromiseAndFulfiller<void>();
+          waitingIndex = index;
+          waiting = kj::mv(paf.fulfiller);
+          return kj::mv(paf.promise);
+        })
+        .then([this, index]() {
+          waiting = nullptr;
+          if (released[index] == Release::GO || !config.events[index].waits) {
+            dispatch(index);
+          } else if (released[index] == Release::TIMED_OUT_STOP) {
+            timedOut(index, true);
+            return kj::Promise<void>(kj::READY_NOW);  // the run ends: nothing later fires
+          } else {
+            timedOut(index, false);
+          }
+          return fireFrom(index + 1);
+        });
+  }
+
+  void release(uint32_t index, bool isTimedOut, bool stop) override {
+    if (index >= config.events.size() || !config.events[index].waits || reaped ||
+        released[index] != Release::NONE) {
+      return;
+    }
+    released[index] = !isTimedOut ? Release::GO
+                      : stop      ? Release::TIMED_OUT_STOP
+                                  : Release::TIMED_OUT;
+    KJ_IF_MAYBE (w, waiting) {
+      if (waitingIndex == index) (*w)->fulfill();
+    }
+  }
+
+  void timedOut(uint32_t index, bool stop) {
+    // Reported, never performed; `stop` ends the run as the watchdog's timeout does.
+    if (reaped || fired[index]) return;
+    takeOutput();
+    fired[index] = true;
+    PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, monotonicNowNs()};
+    event.eventIndex = index;
+    event.outcome = PtyJobEvent::Outcome::TIMED_OUT;
+    emit(kj::mv(event));
+    if (stop) {
+      reason = PtyJobEvent::Reason::TIMEOUT;
+      sendSignal(KJ_ASSERT_NONNULL(target).pidfd.get(), SIGKILL);
+    }
   }
 
   void dispatch(uint32_t index) {
@@ -435,8 +500,14 @@ void validatePtyJobConfig(const PtyJobConfig& config) {
   KJ_REQUIRE(config.columns >= 1 && config.columns <= 1000, "columns out of range", config.columns);
   KJ_REQUIRE(config.rows >= 1 && config.rows <= 1000, "rows out of range", config.rows);
   KJ_REQUIRE(config.events.size() <= 1000, "too many events", config.events.size());
-  for (size_t i = 1; i < config.events.size(); ++i) {
-    KJ_REQUIRE(config.events[i - 1].atMs <= config.events[i].atMs, "events not sorted by atMs", i);
+  // Events that do not wait are sorted by atMs among themselves (a waiting event's atMs is only
+  // its earliest time).
+  const PtyJobInteraction* previousTimed = nullptr;
+  for (size_t i = 0; i < config.events.size(); ++i) {
+    if (config.events[i].waits) continue;
+    KJ_REQUIRE(previousTimed == nullptr || previousTimed->atMs <= config.events[i].atMs,
+               "events not sorted by atMs", i);
+    previousTimed = &config.events[i];
   }
   for (auto& event : config.events) {
     switch (event.type) {

@@ -6,7 +6,8 @@
 //   - output: every PTY read as valid UTF-8, within the byte limit (SPEC B §6.5, A15: reads
 //     past limits.frames are not dropped, the supervisor joins them to the last frame); a
 //     dropped chunk sets `truncated` and still counts as output for the idle watchdog;
-//   - dispatched: each interaction event when it fires `atMs` after the spawn (A2): input is
+//   - dispatched: each interaction event when it fires `atMs` after the spawn (A2), or, for an
+//     event that waits, when the supervisor releases it (after the previous event): input is
 //     written to the master, resize is TIOCSWINSZ, signal goes to the root pid only; at the
 //     root's exit every event not yet fired is reported TARGET_EXITED (B §6.4);
 //   - exited: the root reaped (pidfd + waitid), with the watchdog's reason (B §6.6.1, A4),
@@ -44,10 +45,12 @@ struct PtyJobInteraction {
   enum class Type { INPUT, RESIZE, SIGNAL };
   Type type = Type::INPUT;
   uint64_t atMs = 0;
-  std::string data;      // INPUT
-  uint16_t columns = 0;  // RESIZE
-  uint16_t rows = 0;     // RESIZE
-  int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL
+  std::string data;           // INPUT
+  uint16_t columns = 0;       // RESIZE
+  uint16_t rows = 0;          // RESIZE
+  int signal = 0;             // SIGNAL: SIGINT, SIGTERM or SIGKILL
+  bool waits = false;         // held at its turn until release() (a reactive event)
+  bool waitsForExit = false;  // with `waits`: performed at the root's exit if held then
 };
 
 struct PtyJobConfig {
@@ -58,7 +61,7 @@ struct PtyJobConfig {
   std::vector<std::string> environment;  // NAME=VALUE, complete
   uint16_t columns = 80;
   uint16_t rows = 24;
-  std::vector<PtyJobInteraction> events;  // sorted by atMs (the scenario rule, B §3.5)
+  std::vector<PtyJobInteraction> events;  // events that do not wait are sorted by atMs
   uint64_t timeoutMs = 30000;
   uint64_t idleTimeoutMs = 30000;
   uint64_t t0Ns = 0;  // CLOCK_MONOTONIC; 0 = the moment start() is called
@@ -79,7 +82,7 @@ void validatePtyJobConfig(const PtyJobConfig& config);
 
 struct PtyJobEvent {
   enum class Kind { OUTPUT, DISPATCHED, EXITED, RENDERED, REPLIED };
-  enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED };
+  enum class Outcome { DISPATCHED, FAILED, TARGET_EXITED, TIMED_OUT };
   enum class Reason { EXITED, TIMEOUT, IDLE_TIMEOUT };
 
   PtyJobEvent(Kind kind, uint64_t atNs) : kind(kind), atNs(atNs) {}
@@ -127,6 +130,12 @@ class PtyJob {
   virtual void writeToTarget(std::string bytes) = 0;
   // Queues bytes for the PTY master after any input not yet written, as if typed: the
   // renderer's answers to terminal queries (DA, DSR). Dropped once the root has exited.
+
+  virtual void release(uint32_t eventIndex, bool timedOut, bool stop) = 0;
+  // Lets a waiting event go (schema/pty.capnp PtyJob.release): performed at its turn (at once
+  // when it is already held), or reported TIMED_OUT; `stop` then ends the run like the
+  // watchdog's timeout. Ignored for an unknown index, an event that does not wait, a second
+  // release, or after the root's exit.
 
   virtual kj::Promise<void> whenExited() = 0;
   // Resolves after the exit event was emitted.

@@ -44,6 +44,8 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
         interaction.signal = event.getSignal();
         break;
     }
+    interaction.waits = event.getWaits();
+    interaction.waitsForExit = event.getWaitsForExit();
     result.events.push_back(kj::mv(interaction));
   }
   result.timeoutMs = config.getTimeoutMs();
@@ -86,6 +88,9 @@ void eventToSchema(const PtyJobEvent& event, schema::PtyEvent::Builder builder) 
           break;
         case PtyJobEvent::Outcome::TARGET_EXITED:
           dispatch.setOutcome(schema::Dispatch::Outcome::TARGET_EXITED);
+          break;
+        case PtyJobEvent::Outcome::TIMED_OUT:
+          dispatch.setOutcome(schema::Dispatch::Outcome::TIMED_OUT);
           break;
       }
       break;
@@ -166,6 +171,14 @@ class PtyJobServer final : public schema::PtyJob::Server,
   }
 
   // implements schema::PtyJob::Server ------------------------------------------------------
+
+  kj::Promise<void> release(ReleaseContext context) override {
+    auto params = context.getParams();
+    KJ_IF_MAYBE (j, job) {
+      (*j)->release(params.getEventIndex(), params.getTimedOut(), params.getStop());
+    }
+    return kj::READY_NOW;
+  }
 
   kj::Promise<void> finish(FinishContext) override {
     KJ_REQUIRE(!finished, "finish called twice");

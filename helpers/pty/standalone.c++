@@ -27,6 +27,8 @@ const char* outcomeName(PtyJobEvent::Outcome outcome) {
       return "failed";
     case PtyJobEvent::Outcome::TARGET_EXITED:
       return "targetExited";
+    case PtyJobEvent::Outcome::TIMED_OUT:
+      return "timedOut";
   }
   KJ_UNREACHABLE;
 }

@@ -182,6 +182,77 @@ TEST(PtyJob, EventsNotFiredAtExitAreReportedAsTargetExited) {
   }
 }
 
+TEST(PtyJob, AWaitingEventHoldsTheChainUntilItIsReleased) {
+  // Issue 19: the helper holds an event that waits (and every later one) until the supervisor
+  // releases it, performed or timed out.
+  auto config = shell("read a; echo got:$a; read b; echo got:$b");
+  auto first = input(0, "one\r");
+  first.waits = true;
+  auto second = input(0, "two\r");
+  second.waits = true;
+  config.events = {first, second, input(0, "three\r")};
+  auto io = kj::setupAsyncIo();
+  Recorder recorder;
+  auto job = PtyJob::start(io, kj::mv(config), recorder, []() {});
+  auto dispatched = [&]() {
+    std::vector<Event> list;
+    for (auto& e : recorder.events) {
+      if (e.kind == Event::Kind::DISPATCHED) list.push_back(e);
+    }
+    return list;
+  };
+  io.provider->getTimer().afterDelay(200 * kj::MILLISECONDS).wait(io.waitScope);
+  EXPECT_TRUE(dispatched().empty()) << "a later timed event overtook the waiting one";
+  job->release(2, true, false);  // does not wait: ignored
+  job->release(0, false, false);
+  job->release(0, true, true);  // a second release: ignored
+  io.provider->getTimer().afterDelay(100 * kj::MILLISECONDS).wait(io.waitScope);
+  job->release(1, true, false);
+  job->whenExited().wait(io.waitScope);
+  job->whenDrained().wait(io.waitScope);
+  job->finish().wait(io.waitScope);
+  job = nullptr;
+  auto list = dispatched();
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].outcome, Event::Outcome::DISPATCHED);
+  EXPECT_EQ(list[1].eventIndex, 1u);
+  EXPECT_EQ(list[1].outcome, Event::Outcome::TIMED_OUT);
+  EXPECT_EQ(list[2].outcome, Event::Outcome::DISPATCHED);
+  std::string output;
+  for (auto& e : recorder.events) {
+    if (e.kind == Event::Kind::OUTPUT) output += e.output;
+  }
+  EXPECT_NE(output.find("got:one\r\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("got:three\r\n"), std::string::npos) << output;
+  EXPECT_EQ(output.find("two"), std::string::npos) << output;
+}
+
+TEST(PtyJob, AWaitingEventTimedOutWithStopEndsTheRun) {
+  auto config = shell("read a; echo got:$a");
+  auto waiting = input(0, "one\r");
+  waiting.waits = true;
+  config.events = {waiting, input(0, "later\r")};
+  auto io = kj::setupAsyncIo();
+  Recorder recorder;
+  auto job = PtyJob::start(io, kj::mv(config), recorder, []() {});
+  job->release(0, true, true);
+  job->whenExited().wait(io.waitScope);
+  job->finish().wait(io.waitScope);
+  job = nullptr;
+  std::vector<Event> list;
+  const Event* exit = nullptr;
+  for (auto& e : recorder.events) {
+    if (e.kind == Event::Kind::DISPATCHED) list.push_back(e);
+    if (e.kind == Event::Kind::EXITED) exit = &e;
+  }
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].outcome, Event::Outcome::TIMED_OUT);
+  EXPECT_EQ(list[1].outcome, Event::Outcome::TARGET_EXITED);
+  ASSERT_NE(exit, nullptr);
+  EXPECT_EQ(exit->reason, Event::Reason::TIMEOUT);
+  EXPECT_EQ(exit->status, SIGKILL);
+}
+
 TEST(PtyJob, WritesRepliesToTheTargetAsInput) {
   auto io = kj::setupAsyncIo();
   Recorder recorder;
