@@ -102,8 +102,8 @@ struct Observation {
 };
 
 Observation observe(const Json& element, std::optional<int64_t> atMs);
-// Masks `at_ms`, `scheduled_at_ms`, `dispatched_at_ms`, `held_at_ms` and `elapsed_ms` at any depth, keeping
-// the integer ones (by JSON path) for timing.
+// Masks `at_ms`, `scheduled_at_ms`, `dispatched_at_ms`, `held_at_ms` and `elapsed_ms` at any depth,
+// keeping the integer ones (by JSON path) for timing.
 
 DimensionOutcome compareObservations(Dimension dimension, const std::vector<Observation>& left,
                                      const std::vector<Observation>& right, int64_t toleranceMs);

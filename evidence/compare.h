@@ -46,8 +46,8 @@
 // shim_events. `*_at_ms` is the element's `at_ms` when a non-negative integer, else null.
 //
 // ## Default mode (A7): content, with timestamps masked
-// `at_ms`, `scheduled_at_ms`, `dispatched_at_ms`, `held_at_ms` and `elapsed_ms` are removed from every
-// compared element (at any depth) and kept aside for timing. Observation lists per dimension:
+// `at_ms`, `scheduled_at_ms`, `dispatched_at_ms`, `held_at_ms` and `elapsed_ms` are removed from
+// every compared element (at any depth) and kept aside for timing. Observation lists per dimension:
 // - terminal, two parts:
 //   * the output stream: the concatenation of every raw frame's normalised `data` (read
 //     boundaries and `sequence` do not matter). A difference yields `index` = byte offset of
