@@ -12,7 +12,8 @@ namespace {
 
 std::optional<FaultPlan> armed;
 bool malformedPending = false;
-std::function<void()> startReached;  // helperMain's: arms the mid-run timer
+std::function<void()> runStartReached;  // helperMain's: arms the mid-run timer
+bool runStartIsLater = false;           // see runStartsLater()
 
 std::optional<Fault> parseFault(const std::string& text) {
   if (text == "kill") return Fault::KILL;
@@ -69,13 +70,21 @@ std::optional<uint64_t> midRunFaultDelayMs() {
   return armed->delayMs;
 }
 
-void whenStartReached(std::function<void()> callback) {
-  startReached = std::move(callback);
+void whenRunStarted(std::function<void()> callback) {
+  runStartReached = std::move(callback);
+}
+
+void runStartsLater() {
+  runStartIsLater = true;
+}
+
+void runStarted() {
+  if (runStartReached) std::exchange(runStartReached, nullptr)();  // once
 }
 
 void faultPoint(FaultMoment moment) {
-  if (moment == FaultMoment::START && startReached) {
-    std::exchange(startReached, nullptr)();  // once: the first call from the supervisor
+  if (moment == FaultMoment::START && !runStartIsLater && runStartReached) {
+    std::exchange(runStartReached, nullptr)();  // once: the first call from the supervisor
   }
   if (!armed || armed->moment != moment) return;
   Fault fault = armed->fault;

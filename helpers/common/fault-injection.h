@@ -11,10 +11,11 @@
 //          schema's rules; what that means is the helper's server's choice)
 // moments: start (while answering the supervisor's first call), first-batch (right after its
 //          first event batch was delivered), mid-run (REA_TEST_FAULT_DELAY_MS, default 500, after
-//          its first call), settle (when the capture is settling: the root's exit for pty,
-//          the settle call for sampler, the `final` snapshot request for fswatch; shim and
-//          replay get no such call and never reach it), stop (while answering the supervisor's
-//          last call); where each helper reaches each moment: tests/README.md
+//          it began serving the run: its first call, or the sampler's job start), settle (when the
+//          capture is settling: the root's exit for pty, the settle call for sampler, the `final`
+//          snapshot request for fswatch; shim and replay get no such call and never reach it), stop
+//          (while answering the supervisor's last call); where each helper reaches each moment:
+//          tests/README.md
 //
 // Errors: a malformed REA_TEST_FAULT is ignored with one line on stderr (tests notice: nothing
 // fails). A fault never throws; the process dies or blocks as asked.
@@ -45,11 +46,21 @@ void armFaults(const char* helperName);
 
 std::optional<uint64_t> midRunFaultDelayMs();
 // The delay after which helperMain must call faultPoint(MID_RUN), when that is the armed moment.
-// It counts from the start moment (see whenStartReached), not from the helper's exec: a helper
+// It counts from the run's start (see whenRunStarted), not from the helper's exec: a helper
 // spawned early may wait long for its first call, and "mid-run" means while it serves the run.
 
-void whenStartReached(std::function<void()> callback);
-// Calls `callback` once, from the first faultPoint(START), before that moment's own fault.
+void whenRunStarted(std::function<void()> callback);
+// Calls `callback` once, when the helper begins serving the run: from the first
+// faultPoint(START), before that moment's own fault, or from runStarted() for a helper that
+// called runStartsLater().
+
+void runStartsLater();
+// For a helper whose first call only prepares (the sampler: its job starts once the target is
+// launched, which on a loaded machine may be long after): the run starts at runStarted().
+// Otherwise a mid-run fault could strike before the capture has begun, i.e. at its start.
+
+void runStarted();
+// The run start of a helper that called runStartsLater().
 
 void faultPoint(FaultMoment moment);
 // Performs the armed fault if `moment` is its moment: kill/abort/exit0/stall do not return;

@@ -161,8 +161,8 @@ int helperMain(int argc, char** argv, HelperSpec& spec) {
     auto rpc = capnp::makeRpcServer(network, spec.makeServer(context));
     kj::Promise<void> midRunFault = kj::NEVER_DONE;
     if (auto delayMs = midRunFaultDelayMs()) {
-      // Armed by the server's first call (the start moment), on this thread's event loop.
-      whenStartReached([&io, &midRunFault, delayMs = *delayMs]() {
+      // Armed when the server begins serving the run, on this thread's event loop.
+      whenRunStarted([&io, &midRunFault, delayMs = *delayMs]() {
         midRunFault = io.provider->getTimer()
                           .afterDelay(delayMs * kj::MILLISECONDS)
                           .then([]() { faultPoint(FaultMoment::MID_RUN); })

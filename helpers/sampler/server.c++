@@ -106,6 +106,7 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
     early.clear();
     batches = kj::mv(sink);
     observer.start(pid_t(root));
+    runStarted();  // test-only
     return kj::READY_NOW;
   }
 
@@ -224,7 +225,9 @@ ObserverConfig configFromSchema(schema::SamplerConfig::Reader config) {
 
 class SamplerServer final : public schema::Sampler::Server {
  public:
-  explicit SamplerServer(HelperContext& context) : context(context) {}
+  explicit SamplerServer(HelperContext& context) : context(context) {
+    runStartsLater();  // test-only: mid-run counts from the job's start (the target launched)
+  }
 
   kj::Promise<void> prepare(PrepareContext call) override {
     KJ_REQUIRE(!prepared, "prepare called twice");

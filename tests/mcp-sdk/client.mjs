@@ -52,10 +52,13 @@ try {
     "compare_process_captures",
   ]);
 
+  // It runs for a second, so that progress is reported while it runs (every 250 ms): the last
+  // notification may be lost (see client.onerror), and a capture of /bin/echo alone can be
+  // over before the first report.
   const scenario = {
     approved: true,
-    executable: "/bin/echo",
-    arguments: ["hello from the SDK"],
+    executable: "/bin/sh",
+    arguments: ["-c", "echo hello from the SDK; /bin/sleep 1"],
     working_directory: "/tmp",
     timeout_ms: 20000,
   };
@@ -64,6 +67,8 @@ try {
     undefined, { ...slow, onprogress: (p) => progress.push(p.progress) });
   assert.ok(!left.isError, JSON.stringify(left.content).slice(0, 500));
   assert.equal(left.structuredContent.predicate_type, "rea.process-capture/v4");
+  assert.deepEqual(left.structuredContent.normalized_result.exit,
+    { code: 0, signal: null, reason: "exited" });
   assert.equal(progress[0], 0);
   assert.ok(progress.length >= 2 && progress.every((v, i) => i === 0 || v > progress[i - 1]),
     JSON.stringify(progress));
