@@ -8,6 +8,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <utility>
+
 #include "evidence/utf.h"
 #include "helpers/common/clock.h"
 
@@ -79,6 +81,36 @@ void DrainThread::stop() {
   bump(wake.get());
 }
 
+uint64_t DrainThread::requestSync() {
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    generation = ++syncRequested;
+  }
+  bump(wake.get());
+  return generation;
+}
+
+uint64_t DrainThread::takeWake(bool& stopNow) {
+  // Clear first, then read the requests: one made in between is seen now and only causes a
+  // spurious wake-up later. Stop is sticky (stopping stays set), so clearing never loses it.
+  uint64_t counter;
+  ssize_t n = ::read(wake.get(), &counter, sizeof(counter));
+  (void)n;
+  std::lock_guard<std::mutex> lock(mutex);
+  stopNow = stopping;
+  return syncRequested;
+}
+
+void DrainThread::answerSync(uint64_t generation) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (generation <= syncAnswered) return;
+    syncAnswered = generation;
+  }
+  signalReady();
+}
+
 DrainThread::Taken DrainThread::take() {
   uint64_t counter;
   // Clear first, then take: a chunk pushed in between is taken now and only causes a spurious
@@ -93,6 +125,7 @@ DrainThread::Taken DrainThread::take() {
     taken.lastDroppedNs = lastDroppedNs;
     taken.ended = ended;
     taken.eof = eof;
+    taken.synced = syncAnswered;
     if (!error.empty()) taken.error = kj::str(error.c_str());
   }
   return taken;
@@ -132,7 +165,8 @@ void DrainThread::run() {
   auto buffer = kj::heapArray<char>(READ_SIZE);
   bool isEof = false;
   std::string failure;
-  int stopReads = -1;  // counts down once stop() was seen
+  int stopReads = -1;       // counts down once stop() was seen
+  uint64_t syncWanted = 0;  // a requestSync() generation to answer once the master is empty
 
   for (;;) {
     if (stopReads < 0) {
@@ -143,8 +177,14 @@ void DrainThread::run() {
         failure = kj::str("poll: ", strerrordesc_np(errno)).cStr();
         break;
       }
-      if (fds[1].revents != 0) stopReads = STOP_READS;
-      if (fds[0].revents == 0) continue;
+      if (fds[1].revents != 0) {
+        bool stopNow = false;
+        syncWanted = takeWake(stopNow);
+        if (stopNow) stopReads = STOP_READS;
+      }
+      // A sync reads even when poll saw nothing: the read (non-blocking) is what proves the
+      // master empty (n_tty flushes the pty's pending buffer before it answers EAGAIN).
+      if (fds[0].revents == 0 && syncWanted == 0) continue;
     } else if (stopReads-- == 0) {
       break;
     }
@@ -160,14 +200,19 @@ void DrainThread::run() {
       // read would exhaust `limits.frames` long before `limits.output_bytes` (B §6.5). This is
       // the same as one larger read; nothing waits for data that is not there yet.
       bool sawEof = false;
+      bool empty = false;  // the master held nothing more when the chunk was complete
       while (data.size() < READ_SIZE) {
         struct pollfd more = {master.get(), POLLIN, 0};
-        if (::poll(&more, 1, 0) <= 0 || (more.revents & POLLIN) == 0) break;
+        if (::poll(&more, 1, 0) <= 0 || (more.revents & POLLIN) == 0) {
+          empty = true;
+          break;
+        }
         ssize_t extra = ::read(master.get(), buffer.begin(), READ_SIZE - data.size());
         if (extra > 0) {
           data.append(buffer.begin(), size_t(extra));
         } else {
           if (extra == 0 || errno == EIO) sawEof = true;
+          empty = !sawEof;
           break;
         }
       }
@@ -181,10 +226,12 @@ void DrainThread::run() {
         isEof = true;
         break;
       }
+      if (empty && syncWanted != 0) answerSync(std::exchange(syncWanted, 0));
     } else if (n == 0 || errno == EIO) {
       isEof = true;  // every slave fd is closed
       break;
     } else if (errno == EAGAIN || errno == EINTR) {
+      if (errno == EAGAIN && syncWanted != 0) answerSync(std::exchange(syncWanted, 0));
       if (stopReads >= 0) break;  // stop(): the master holds nothing more right now
     } else {
       failure = kj::str("read pty master: ", strerrordesc_np(errno)).cStr();

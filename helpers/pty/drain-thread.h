@@ -58,6 +58,13 @@ class DrainThread {
   // Asks the thread to read what the master holds right now (a bounded number of reads, so a
   // target that never stops writing cannot keep it busy), queue it and end. Idempotent.
 
+  uint64_t requestSync();
+  // Asks the thread to read until the master is empty and then say so: take() reports
+  // `synced` >= the returned generation once every byte the master held when the thread saw
+  // the request is queued. The loop's evidence that nothing read is still on its way, which a
+  // timer cannot give: on a busy machine the thread can be off the CPU for longer than any
+  // quiet period (a chunk read before the root's exit was queued after it, issue 17).
+
   struct Chunk {
     uint64_t atNs;     // CLOCK_MONOTONIC when the read returned
     std::string data;  // valid UTF-8, non-empty
@@ -69,6 +76,7 @@ class DrainThread {
     uint64_t lastDroppedNs = 0;  // when the latest of them was read (it is output all the same)
     bool ended = false;          // the thread has ended (EOF, stop() or an error); no more chunks
     bool eof = false;            // it ended because every slave fd was closed (EIO)
+    uint64_t synced = 0;         // the latest requestSync() generation answered
     kj::Maybe<kj::String> error;
   };
 
@@ -83,7 +91,7 @@ class DrainThread {
  private:
   kj::AutoCloseFd master;
   kj::AutoCloseFd ready;  // eventfd: thread -> loop
-  kj::AutoCloseFd wake;   // eventfd: loop -> thread (stop)
+  kj::AutoCloseFd wake;   // eventfd: loop -> thread (stop, sync)
 
   const Limits limits;
   uint64_t acceptedBytes = 0;  // thread-only
@@ -98,6 +106,8 @@ class DrainThread {
   uint64_t lastDroppedNs = 0;
   bool ended = false;
   bool eof = false;
+  uint64_t syncRequested = 0;
+  uint64_t syncAnswered = 0;
   std::string error;
 
   std::thread thread;  // last: starts after every member above is constructed
@@ -105,6 +115,8 @@ class DrainThread {
   void run();
   void push(uint64_t atNs, std::string data);
   void signalReady();
+  uint64_t takeWake(bool& stopNow);
+  void answerSync(uint64_t generation);
 };
 
 }  // namespace rea::helper

@@ -174,6 +174,8 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   bool finishing = false;
   std::string pendingInput;
   bool waitingWritable = false;
+  uint64_t syncGeneration = 0;  // the drain thread's sync awaited by `synced`
+  kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> synced;
 
   kj::Own<kj::PromiseFulfiller<void>> exitedFulfiller;
   kj::Own<kj::PromiseFulfiller<void>> drainedFulfiller;
@@ -220,6 +222,12 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
       emit(kj::mv(event));
       captureFrame(chunk.atNs);
       answerQueries();
+    }
+    if (taken.synced >= syncGeneration || taken.ended) {
+      KJ_IF_MAYBE (f, synced) {
+        (*f)->fulfill();
+        synced = nullptr;
+      }
     }
     if (taken.ended && !drainEnded) {
       drainEnded = true;
@@ -289,11 +297,23 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     if (nowNs - reapedNs >= EXIT_DRAIN_LIMIT_NS) return kj::READY_NOW;
     return whenDrained().exclusiveJoin(
         timer.afterDelay(EXIT_QUIET_PERIOD)
+            .then([this]() { return drainSynced(); })
             .then([this, reapedNs, chunksBefore]() -> kj::Promise<void> {
               takeOutput();
               if (outputChunks == chunksBefore) return kj::READY_NOW;  // quiet: nothing more came
               return awaitExitDrain(reapedNs, outputChunks);
             }));
+  }
+
+  kj::Promise<void> drainSynced() {
+    // Resolves once the drain thread has queued everything the master holds now (or ended):
+    // "quiet" is then the master's state, not only the timer's, which a busy machine can
+    // outrun (the thread off the CPU between its read and its queueing).
+    if (drainEnded) return kj::READY_NOW;
+    syncGeneration = KJ_ASSERT_NONNULL(drain)->requestSync();
+    auto paf = kj::newPromiseAndFulfiller<void>();
+    synced = kj::mv(paf.fulfiller);
+    return kj::mv(paf.promise);
   }
 
   void emitExit(bool exitedNormally, int status, uint64_t reapedNs) {

@@ -151,5 +151,45 @@ TEST(DrainThread, TheNumberOfReadsDropsNothing) {
   EXPECT_EQ(joined(taken), bytes);
 }
 
+TEST(DrainThread, ASyncIsAnsweredOnlyAfterEveryByteTheMasterHeldIsQueued) {
+  // The slave stays open here (a descendant holding the terminal): no EIO ends the thread, and
+  // only the sync says that what was written before it has been read (pty-job's exit report).
+  int masterFd, slaveFd;
+  KJ_SYSCALL(openpty(&masterFd, &slaveFd, nullptr, nullptr, nullptr));
+  kj::AutoCloseFd slave(slaveFd);
+  struct termios raw;
+  KJ_SYSCALL(tcgetattr(slaveFd, &raw));
+  cfmakeraw(&raw);
+  KJ_SYSCALL(tcsetattr(slaveFd, TCSANOW, &raw));
+  DrainThread drain(kj::AutoCloseFd(masterFd), DrainThread::Limits{10000000});
+  drain.start();
+  std::string all;
+  for (const std::string& written : {pattern(10), pattern(200000), std::string("last")}) {
+    for (size_t done = 0; done < written.size();) {
+      // The master is drained meanwhile, so the slave's buffer frees up.
+      ssize_t n = write(slaveFd, written.data() + done, written.size() - done);
+      ASSERT_TRUE(n > 0 || errno == EINTR || errno == EAGAIN) << strerror(errno);
+      if (n > 0) done += size_t(n);
+    }
+    all += written;
+    uint64_t generation = drain.requestSync();
+    std::string read;
+    bool synced = false;
+    auto until = std::chrono::steady_clock::now() + DEADLINE;
+    while (!synced && std::chrono::steady_clock::now() < until) {
+      struct pollfd ready = {drain.readyFd(), POLLIN, 0};
+      poll(&ready, 1, 100);
+      auto taken = drain.take();
+      ASSERT_FALSE(taken.ended);
+      for (auto& chunk : taken.chunks)
+        read += chunk.data;
+      synced = taken.synced >= generation;
+    }
+    ASSERT_TRUE(synced) << "no answer to sync " << generation;
+    EXPECT_EQ(read.size(), written.size()) << "sync " << generation;
+    EXPECT_EQ(read, written) << "sync " << generation;
+  }
+}
+
 }  // namespace
 }  // namespace rea::helper
