@@ -107,10 +107,16 @@ class Session {
   }
 
   // Progress values only grow (the protocol requires it): 0 at the start, one more for each
-  // change of phase or byte count, and the last one, equal to `total`, at the end.
-  void progress(const CaptureJob& job, int64_t value, const std::string& message,
-                bool last = false) {
+  // change of phase or byte count, and the last one, equal to `total`, at the end. None once
+  // the call was cancelled.
+  void progress(CaptureJob& job, int64_t value, const std::string& message, bool last = false) {
     if (job.progressToken.is_null()) return;
+    {
+      // A cancelled call is over for the client (the protocol's cancellation: it forgets the
+      // request), so further progress about it would only be noise it must reject.
+      std::lock_guard<std::mutex> lock(job.mutex);
+      if (job.cancelled) return;
+    }
     Json params = {{"progressToken", job.progressToken}, {"progress", value}, {"message", message}};
     if (last) params["total"] = value;
     send(jsonrpc::notification("notifications/progress", std::move(params)));
