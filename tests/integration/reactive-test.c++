@@ -125,14 +125,15 @@ TEST(Reactive, ARegexAndAScreenRowDriveTheirEvents) {
 }
 
 TEST(Reactive, AnInputWaitingForTheRootsExitIsWrittenAtTheExit) {
-  // Known defect, found when the reactive events met the exit reported after the PTY drained
-  // (issue 17, A15 causal order): the held input is sometimes recorded target_exited, or
-  // written without its echo in the capture. Skipped visibly until root_exit conditions are
-  // dispatched from the drained exit (issue 19 note).
-  GTEST_SKIP() << "root_exit-held input after the drain-before-exit change: known defect";
+  // The root is the session leader: its exit sends SIGHUP to the terminal's foreground group,
+  // which holds the descendant (no job control in `sh -c`). The descendant ignores SIGHUP from
+  // its birth (inherited from the root), or it would race its own `trap` against the root's
+  // exit; on a PTY the terminal itself stays usable for it (Linux hangs up no PTY then). The
+  // terminal reaches it as fd 3: `sh` gives a background list /dev/null as its input.
   Sandbox sandbox;
-  Json scenario =
-      shScenario("(trap '' HUP; sleep 0.3; read x; echo \"child got $x\") & echo started; exit 0");
+  Json scenario = shScenario(
+      "trap '' HUP; exec 3<&0; (sleep 0.3; read x <&3; echo \"child got $x\") & "
+      "echo started; exit 0");
   scenario["events"] =
       Json::array({reactiveEvent(R"({"type":"input","when":{"type":"root_exit"},"data":"yes\r"})"),
                    reactiveEvent(R"({"type":"input","at_ms":0,"data":"late\r"})")});
@@ -142,11 +143,10 @@ TEST(Reactive, AnInputWaitingForTheRootsExitIsWrittenAtTheExit) {
   EXPECT_EQ(reactiveInteraction(result, 0)["outcome"], "dispatched");
   EXPECT_TRUE(reactiveInteraction(result, 0).contains("held_at_ms"));
   EXPECT_EQ(reactiveInteraction(result, 1)["outcome"], "target_exited");
-  // The input reached the terminal after the exit (its echo follows the root's last output).
-  // Whether the descendant then reads it depends on when the capture ends the descendants
-  // (settlement), which this test does not pin down.
-  EXPECT_NE(concatenatedFrames(*result.output).find("started\r\nyes"), std::string::npos)
-      << concatenatedFrames(*result.output);
+  // The input reached the terminal after the exit (its echo follows the root's last output),
+  // and the descendant read it while the capture settled.
+  EXPECT_EQ(concatenatedFrames(*result.output), "started\r\nyes\r\nchild got yes\r\n");
+  EXPECT_EQ(capture(*result.output)["settlement"]["state"], "quiesced");
 }
 
 TEST(Reactive, SensitiveInputThatWaitsStaysRedacted) {
