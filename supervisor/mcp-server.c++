@@ -40,9 +40,15 @@ struct CaptureJob {
   Json progressToken;  // null: the caller asked for no progress
   evidence::Scenario scenario;
 
-  std::mutex mutex;  // guards the two below (the protocol thread cancels, the capture thread runs)
+  mutable std::mutex mutex;  // guards the two below (the protocol thread cancels, the capture
+                             // thread runs)
   bool cancelled = false;
   kj::Own<kj::CrossThreadPromiseFulfiller<void>> fulfiller;  // set while the capture runs
+
+  bool isCancelled() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return cancelled;
+  }
 
   void cancel() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -109,14 +115,11 @@ class Session {
   // Progress values only grow (the protocol requires it): 0 at the start, one more for each
   // change of phase or byte count, and the last one, equal to `total`, at the end. None once
   // the call was cancelled.
-  void progress(CaptureJob& job, int64_t value, const std::string& message, bool last = false) {
-    if (job.progressToken.is_null()) return;
-    {
-      // A cancelled call is over for the client (the protocol's cancellation: it forgets the
-      // request), so further progress about it would only be noise it must reject.
-      std::lock_guard<std::mutex> lock(job.mutex);
-      if (job.cancelled) return;
-    }
+  void progress(const CaptureJob& job, int64_t value, const std::string& message,
+                bool last = false) {
+    // A cancelled call is over for the client (the protocol's cancellation: it forgets the
+    // request), so further progress about it would only be noise it must reject.
+    if (job.progressToken.is_null() || job.isCancelled()) return;
     Json params = {{"progressToken", job.progressToken}, {"progress", value}, {"message", message}};
     if (last) params["total"] = value;
     send(jsonrpc::notification("notifications/progress", std::move(params)));
@@ -155,10 +158,7 @@ class Session {
       job.fulfiller = kj::mv(paf.fulfiller);
       return kj::mv(paf.promise);
     };
-    {
-      std::lock_guard<std::mutex> lock(job.mutex);
-      if (job.cancelled) return toolError(evidence::cancelled());  // never launched
-    }
+    if (job.isCancelled()) return toolError(evidence::cancelled());  // never launched
     int64_t step = 0;
     progress(job, step, "capture started");
     CapturePhase lastPhase = CapturePhase::STARTING;

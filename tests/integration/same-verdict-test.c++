@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/integration/harness.h"
+#include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
@@ -209,7 +210,7 @@ TEST(SameVerdict, EveryBundledExampleIsStableUnderLoad) {
       file = sandbox.writeFile("files.json", scenario.dump());
     }
     std::vector<std::string> args = {"stability", "-n", "3", "--format", "json", file};
-#if REA_TEST_ASAN
+#ifdef REA_TEST_ASAN
     // The sanitizer build runs every process several times slower, beside the other tree's
     // tests and the busy loops: its timing is on another scale than a user's machine, and the
     // examples' 500 ms tolerance is checked in the normal build. Here, content must agree.
