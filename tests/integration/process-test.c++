@@ -2,8 +2,6 @@
 // proc connector) where the machine allows it, forced sampling, settlement, owned cleanup, the
 // process limit, and a sampler helper killed mid-capture. Tests that need exact observation skip
 // where it is unavailable (e.g. inside a PID namespace, where the proc connector is refused).
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <map>
@@ -13,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/integration/busy-loops.h"
 #include "tests/integration/process-support.h"
 
 namespace rea::test {
@@ -145,37 +144,12 @@ TEST(Process, ExactModeSeesAllOfAHundredShortLivedProcesses) {
   EXPECT_EQ(c["truncated"], false);
 }
 
-// Two busy loops for the lifetime of the object: both cores of the test machine stay busy.
-class BusyLoops {
- public:
-  explicit BusyLoops(int count) {
-    for (int i = 0; i < count; ++i) {
-      pid_t pid = fork();
-      if (pid == 0) {
-        for (;;) {
-          asm volatile("" ::: "memory");
-        }
-      }
-      if (pid > 0) pids.push_back(pid);
-    }
-  }
-  ~BusyLoops() {
-    for (pid_t pid : pids) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-
- private:
-  std::vector<pid_t> pids;
-};
-
 TEST(Process, UnderLoadWithoutCapSysNiceEveryExecHasItsCommand) {
   // Issue 17: with both cores busy and no realtime priority, /proc lost up to 98 of these
   // hundred command lines. Kernel-side observation sees each exec while its caller waits.
   const char* capsh = "/usr/sbin/capsh";
   if (access(capsh, X_OK) != 0) GTEST_SKIP() << "capsh is not installed (libcap2-bin)";
-  BusyLoops load(2);
+  BusyLoops load;
   for (int run = 0; run < 3; ++run) {
     Sandbox sandbox;
     std::string file = sandbox.writeFile("scenario.json", settledScenario(HUNDRED_TRUES).dump());

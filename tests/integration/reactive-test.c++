@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,35 +12,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/integration/busy-loops.h"
 #include "tests/integration/harness.h"
-
-extern char** environ;
 
 namespace rea::test {
 namespace {
-
-// Two busy loops for the length of a test (the issue's load), ended by their pids.
-class ReactiveBusyLoops {
- public:
-  ReactiveBusyLoops() {
-    for (int i = 0; i < 2; ++i) {
-      pid_t pid = 0;
-      const char* argv[] = {"/bin/sh", "-c", "while :; do :; done", nullptr};
-      if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) == 0) {
-        pids.push_back(pid);
-      }
-    }
-  }
-  ~ReactiveBusyLoops() {
-    for (pid_t pid : pids) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-
- private:
-  std::vector<pid_t> pids;
-};
 
 Json reactiveEvent(const char* json) {
   return Json::parse(json);
@@ -172,7 +147,7 @@ TEST(Reactive, TheReactiveInteractiveExampleComparesUnchangedWithItselfUnderLoad
   Sandbox sandbox;
   std::vector<Json> captures;
   {
-    ReactiveBusyLoops load;
+    BusyLoops load;
     for (int i = 0; i < 10; ++i) {
       auto result = sandbox.capture(reactiveExample("interactive-reactive.json"));
       ASSERT_EQ(result.exitCode, 0) << result.stderrText;

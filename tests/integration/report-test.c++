@@ -21,8 +21,8 @@ const char PYTHON[] = "/usr/bin/python3";
 const int WIDTH = 1200;
 const int HEIGHT = 1600;
 
-// The input comes a full second after the start so that the prompt is on the screen first even
-// on a loaded machine (see compare-test.c++). The right side answers differently, with markup
+// The input waits for the prompt, so that the prompt is on the screen first even on a loaded
+// machine (see compare-test.c++). The right side answers differently, with markup
 // that must reach the page as text. The answer comes through the environment, so the command
 // line (which exact process observation records) is the same on both sides and the terminal is
 // the first divergence. Only shell builtins run, so even sampled process observation (no proc
@@ -37,7 +37,10 @@ Json scenario(const std::string& answer) {
                 "six seven eight nine ten; do echo $w; done"}},
               {"working_directory", "/tmp"},
               {"environment", {{"PATH", "/usr/bin:/bin"}, {"ANSWER", answer}}},
-              {"events", {{{"type", "input"}, {"at_ms", 1000}, {"data", "forty-two\r"}}}},
+              {"events",
+               {{{"type", "input"},
+                 {"when", {{"type", "output_literal"}, {"value", "answer? "}}},
+                 {"data", "forty-two\r"}}}},
               {"timeout_ms", 20000}};
 }
 

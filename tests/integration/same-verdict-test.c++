@@ -3,9 +3,7 @@
 // still fires its checkpoint before the exit, a number that equals a pid is no difference, and
 // `rea stability` finds every bundled example stable.
 #include <dirent.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -14,37 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/integration/busy-loops.h"
 #include "tests/integration/harness.h"
 #include "tests/test-support.h"
 
 namespace rea::test {
 namespace {
-
-class BusyLoops {
-  // One spinning child per core (2 here), killed and reaped by the destructor: the load under
-  // which issue 17 saw captures differ.
- public:
-  explicit BusyLoops(int count = 2) {
-    for (int i = 0; i < count; ++i) {
-      pid_t pid = fork();
-      if (pid == 0) {
-        volatile unsigned long spin = 0;
-        for (;;)
-          spin = spin + 1;
-      }
-      if (pid > 0) pids.push_back(pid);
-    }
-  }
-  ~BusyLoops() {
-    for (pid_t pid : pids)
-      kill(pid, SIGKILL);
-    for (pid_t pid : pids)
-      waitpid(pid, nullptr, 0);
-  }
-
- private:
-  std::vector<pid_t> pids;
-};
 
 std::vector<std::string> checkpointNames(const Json& capture) {
   std::vector<std::string> names;
