@@ -104,9 +104,17 @@ TEST(Render, AProgramThatAsksForTheCursorPositionGetsAnAnswerAndTheAnswerIsRecor
 
 TEST(Render, ARenderedFrameOverTheBudgetReplacesTheNewestAndTheCaptureIsComplete) {
   Sandbox sandbox;
-  // Each 80x24 frame costs at least 1920 bytes of lines; raw chunks cost a byte each.
-  Json scenario =
-      shellScenario("/bin/sh", "printf a; sleep 0.2; printf b; sleep 0.2; printf c; sleep 0.2");
+  // Each 80x24 frame costs at least 1920 bytes of lines; raw chunks cost a byte each. Three
+  // reads: the target prints the next letter only once rea has seen the previous one (a
+  // reactive input; no echo), so even a drain thread kept off the CPU cannot join them.
+  Json scenario = shellScenario(
+      "/bin/sh", "stty -echo; printf a; read x; printf b; read x; printf c; read x; sleep 0.2");
+  scenario["events"] = Json::array();
+  for (const char* seen : {"a", "b", "c"}) {
+    scenario["events"].push_back({{"type", "input"},
+                                  {"when", {{"type", "output_literal"}, {"value", seen}}},
+                                  {"data", "\r"}});
+  }
   scenario["limits"] = {{"output_bytes", 5000}};
   auto result = sandbox.capture(scenario);
   const Json& c = validCapture(sandbox, result);
