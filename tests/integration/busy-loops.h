@@ -4,7 +4,10 @@
 // busy machine create one around their captures.
 #include <signal.h>
 #include <spawn.h>
+#include <string.h>
 #include <sys/wait.h>
+
+#include <gtest/gtest.h>
 
 #include <vector>
 
@@ -20,8 +23,12 @@ class BusyLoops {
     for (int i = 0; i < count; ++i) {
       pid_t pid = 0;
       const char* argv[] = {"/bin/sh", "-c", "while :; do :; done", nullptr};
-      if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) == 0)
+      int error = posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ);
+      // Without its load a load test proves nothing: say so instead of passing quietly.
+      if (error == 0)
         pids.push_back(pid);
+      else
+        ADD_FAILURE() << "cannot start a busy loop: " << strerror(error);
     }
   }
   ~BusyLoops() {

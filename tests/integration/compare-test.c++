@@ -17,10 +17,7 @@ Json deterministicScenario() {
                {"-c", "printf 'answer? '; read a; echo \"you said $a\"; yes row | head -n 500"}},
               {"working_directory", "/tmp"},
               {"environment", {{"PATH", "/usr/bin:/bin"}}},
-              {"events",
-               {{{"type", "input"},
-                 {"when", {{"type", "output_literal"}, {"value", "answer? "}}},
-                 {"data", "forty-two\r"}}}},
+              {"events", Json::array({inputWhenOutput("answer? ", "forty-two\r")})},
               {"timeout_ms", 20000}};
 }
 
@@ -201,10 +198,7 @@ Json fullScenario(const std::string& root) {
       {"environment", {{"PATH", "/usr/bin:/bin"}}},
       // The answer waits for its prompt (a fixed at_ms raced it in the sanitizer build beside
       // the other tree's tests: the two captures then differed in when "ada" arrived).
-      {"events",
-       {{{"type", "input"},
-         {"when", {{"type", "output_literal"}, {"value", "name? "}}},
-         {"data", "ada\r"}}}},
+      {"events", Json::array({inputWhenOutput("name? ", "ada\r")})},
       {"filesystem_roots", {root}},
       {"network_access", "loopback"},
       {"command_shims",

@@ -219,6 +219,12 @@ Json shScenario(const std::string& script) {
               {"timeout_ms", 20000}};
 }
 
+Json inputWhenOutput(const std::string& literal, const std::string& data) {
+  return Json{{"type", "input"},
+              {"when", {{"type", "output_literal"}, {"value", literal}}},
+              {"data", data}};
+}
+
 RunResult compareCaptures(Sandbox& sandbox, const Json& left, const Json& right,
                           const std::vector<std::string>& options) {
   std::vector<std::string> args = {"compare-process-captures"};

@@ -81,6 +81,9 @@ std::string concatenatedFrames(const Json& evidence);
 
 Json shScenario(const std::string& script);
 // An approved scenario: `/bin/sh -c script` in /tmp, PATH only, a 20 s timeout.
+Json inputWhenOutput(const std::string& literal, const std::string& data);
+// A reactive input event (issue 19): `data` is written once `literal` has been output, so it
+// never races the prompt it answers, however loaded the machine.
 
 RunResult compareCaptures(Sandbox& sandbox, const Json& left, const Json& right,
                           const std::vector<std::string>& options = {});

@@ -109,12 +109,8 @@ TEST(Render, ARenderedFrameOverTheBudgetReplacesTheNewestAndTheCaptureIsComplete
   // reactive input; no echo), so even a drain thread kept off the CPU cannot join them.
   Json scenario = shellScenario(
       "/bin/sh", "stty -echo; printf a; read x; printf b; read x; printf c; read x; sleep 0.2");
-  scenario["events"] = Json::array();
-  for (const char* seen : {"a", "b", "c"}) {
-    scenario["events"].push_back({{"type", "input"},
-                                  {"when", {{"type", "output_literal"}, {"value", seen}}},
-                                  {"data", "\r"}});
-  }
+  scenario["events"] = Json::array(
+      {inputWhenOutput("a", "\r"), inputWhenOutput("b", "\r"), inputWhenOutput("c", "\r")});
   scenario["limits"] = {{"output_bytes", 5000}};
   auto result = sandbox.capture(scenario);
   const Json& c = validCapture(sandbox, result);

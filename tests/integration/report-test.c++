@@ -37,10 +37,7 @@ Json scenario(const std::string& answer) {
                 "six seven eight nine ten; do echo $w; done"}},
               {"working_directory", "/tmp"},
               {"environment", {{"PATH", "/usr/bin:/bin"}, {"ANSWER", answer}}},
-              {"events",
-               {{{"type", "input"},
-                 {"when", {{"type", "output_literal"}, {"value", "answer? "}}},
-                 {"data", "forty-two\r"}}}},
+              {"events", Json::array({inputWhenOutput("answer? ", "forty-two\r")})},
               {"timeout_ms", 20000}};
 }
 
