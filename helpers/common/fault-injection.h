@@ -4,8 +4,11 @@
 // survives it, reports it and leaves nothing behind. Off unless the supervisor's environment
 // has REA_TEST_FAULT (passed on to helpers like REA_SECCOMP_DEBUG); never set in production.
 //
-//   REA_TEST_FAULT=<helper>:<fault>:<moment>     e.g. pty:kill:first-batch, sampler:stall:settle
+//   REA_TEST_FAULT=<helper>:<fault>:<moment>[@<tag>]   e.g. pty:kill:first-batch,
+//   sampler:stall:settle
 //
+// The tag is ignored here: a test sets one of its own to find its helpers by their environment
+// when the other build tree's suite runs the same plan at the same time.
 // faults:  kill (SIGKILL itself), abort (SIGABRT), exit0 (exits 0 as if done), stall (stops
 //          answering: its event loop blocks forever), malformed (its next message breaks the
 //          schema's rules; what that means is the helper's server's choice)
@@ -38,7 +41,7 @@ struct FaultPlan {
 };
 
 std::optional<FaultPlan> parseFaultPlan(const std::string& text);
-// Pure: "pty:kill:start" → plan; nullopt for anything else.
+// Pure: "pty:kill:start" (or "pty:kill:start@tag") → plan; nullopt for anything else.
 
 void armFaults(const char* helperName);
 // Reads REA_TEST_FAULT (and REA_TEST_FAULT_DELAY_MS) once, at start, and keeps the plan when it

@@ -164,8 +164,8 @@ class HelperFault : public testing::TestWithParam<std::tuple<const char*, const 
 
   bool nothingLeft(const std::string& where, const Sandbox& sandbox, const std::string& plan) {
     std::vector<int> processes = sandbox.leftoverProcesses();
-    // Helpers get REA_TEST_FAULT (and no HOME; no moment's name is a prefix of another's, and
-    // no other test runs this plan meanwhile); targets get the run token.
+    // Helpers get REA_TEST_FAULT (and no HOME), tagged with this test process (the tag ends in
+    // a '.', so no tag is a prefix of another's); targets get the run token.
     for (int pid : processesWithEnvironment("REA_TEST_FAULT=" + plan))
       processes.push_back(pid);
     std::string token = readFile(tokenFile);
@@ -191,7 +191,9 @@ class HelperFault : public testing::TestWithParam<std::tuple<const char*, const 
     Expected expected = expectedOutcome(helper, moment);
     resetRoot();
     Sandbox sandbox;
-    setenv("REA_TEST_FAULT", plan.c_str(), 1);
+    // Tagged with this test process: the other build tree's suite runs the same plan meanwhile.
+    std::string tagged = plan + "@test" + std::to_string(getpid()) + ".";
+    setenv("REA_TEST_FAULT", tagged.c_str(), 1);
     setenv("REA_TEST_FAULT_DELAY_MS", "300", 1);
     // A start that fails prints its reason on stderr (shown when the row fails).
     setenv("REA_DEBUG", "1", 1);
@@ -204,7 +206,7 @@ class HelperFault : public testing::TestWithParam<std::tuple<const char*, const 
 
     bool inTime = elapsed <= TIMEOUT_MS + GRACE_MS;
     EXPECT_TRUE(inTime) << plan << " took " << elapsed << " ms";
-    bool clean = nothingLeft(plan, sandbox, plan);
+    bool clean = nothingLeft(plan, sandbox, tagged);
     std::string outcome;
     bool ok = false;
     if (!result.output) {

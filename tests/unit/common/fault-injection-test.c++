@@ -17,11 +17,18 @@ TEST(FaultInjection, ParsesHelperFaultAndMoment) {
   EXPECT_EQ(plan->moment, FaultMoment::SETTLE);
   EXPECT_EQ(parseFaultPlan("pty:malformed:first-batch")->moment, FaultMoment::FIRST_BATCH);
   EXPECT_EQ(parseFaultPlan("pty:exit0:mid-run")->fault, Fault::EXIT0);
+  // A test's tag is not part of the plan.
+  auto tagged = parseFaultPlan("replay:abort:stop@4711-3");
+  ASSERT_TRUE(tagged.has_value());
+  EXPECT_EQ(tagged->helper, "replay");
+  EXPECT_EQ(tagged->fault, Fault::ABORT);
+  EXPECT_EQ(tagged->moment, FaultMoment::STOP);
 }
 
 TEST(FaultInjection, RejectsAnythingElse) {
-  for (const char* text : {"", "pty", "pty:kill", ":kill:start", "pty:explode:start",
-                           "pty:kill:later", "pty:kill:start:extra"}) {
+  for (const char* text :
+       {"", "pty", "pty:kill", ":kill:start", "pty:explode:start", "pty:kill:later",
+        "pty:kill:start:extra", "pty:kill@start", "@pty:kill:start"}) {
     EXPECT_FALSE(parseFaultPlan(text).has_value()) << text;
   }
 }
@@ -52,6 +59,8 @@ TEST(FaultInjection, PerformsTheArmedFaultAtItsMomentOnly) {
   // Another helper's plan, or another moment: nothing happens.
   int other = runChild("sampler:kill:start", "pty", FaultMoment::START);
   EXPECT_TRUE(WIFEXITED(other) && WEXITSTATUS(other) == 7);
+  int tagged = runChild("pty:kill:start@test42.", "pty", FaultMoment::START);
+  EXPECT_TRUE(WIFSIGNALED(tagged) && WTERMSIG(tagged) == SIGKILL);
   int notYet = runChild("pty:kill:stop", "pty", FaultMoment::SETTLE);
   EXPECT_TRUE(WIFEXITED(notYet) && WEXITSTATUS(notYet) == 7);
 }
