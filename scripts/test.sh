@@ -85,4 +85,19 @@ for name in tests-build tests-build-asan serial-tests fuzz; do
   [[ -f "$logs/$name.log" ]] && grep -h 'tests passed\|tests failed\|^fuzz-' "$logs/$name.log" |
     sed "s/^/$name: /"
 done
+# Last, where a short view of this output still shows it: the lines that say why each failed
+# test failed (ctest prints a failed test's output right after its result line).
+for name in tests-build tests-build-asan serial-tests; do
+  [[ -f "$logs/$name.log" ]] || continue
+  awk -v stage="$name" '
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*/ {
+      on = (shown++ < 4); n = 0
+      if (on) { sub(/ \.\.\.+.*\*\*\*/, " ***"); print "why " stage ":" $0 }
+      next
+    }
+    /^ *[0-9]+\/[0-9]+ Test +#|^ +Start +[0-9]+:/ { on = 0 }
+    on && /Failure|Expected|Actual|Which is|Value of|error|left|took|Timeout/ {
+      if (n++ < 6) print "    " substr($0, 1, 200)
+    }' "$logs/$name.log"
+done
 exit $status
