@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <malloc.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,7 +51,21 @@ void leakCheckNow() {
 #ifdef REA_ASAN
   // LeakSanitizer's exit-time check runs a ptrace tracer thread, which no filter allows: check
   // now instead (the job code is leak-checked in-process by the unit tests).
+  //
+  // The sampler's thread runs SCHED_FIFO by now (its realtime boost). LeakSanitizer's caller
+  // waits for its tracer in a sched_yield loop, and a realtime thread's yield gives its CPU to
+  // no ordinary thread: the tracer (SCHED_RESET_ON_FORK: ordinary) ran only where another CPU
+  // was free or the kernel's realtime throttle stepped in, and the check cost ~50,000 yields on
+  // a busy machine. The check runs as an ordinary thread; the boost comes back after it.
+  int policy = sched_getscheduler(0);
+  struct sched_param param = {};
+  int base = policy & ~SCHED_RESET_ON_FORK;
+  bool realtime =
+      policy >= 0 && (base == SCHED_FIFO || base == SCHED_RR) && sched_getparam(0, &param) == 0;
+  struct sched_param ordinary = {};
+  if (realtime) realtime = sched_setscheduler(0, SCHED_OTHER, &ordinary) == 0;
   __lsan_do_leak_check();
+  if (realtime) sched_setscheduler(0, policy, &param);  // allowed: it was allowed before
 #endif
 }
 
