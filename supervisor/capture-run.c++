@@ -225,7 +225,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         // T0 (B §4.5): right before the terminal, the shim ledger and the PTY are created.
         s.result.t0RealMs = wallClockMs();
         s.result.t0MonoNs = monotonicNs();
-        s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot);
+        s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot, prepared.cgroupPath);
         s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
                                     s.root.shimsPath());
         std::string netns, userns;
@@ -264,7 +264,10 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
           // with it (PR_SET_PDEATHSIG); settlement cannot be observed from the exit.
           return kj::READY_NOW;
         }
-        return s.sampler->settle(s.request.settleMs)
+        // A `root_exit` checkpoint holds the descendants while its snapshot is taken: the
+        // settlement window starts after it, so a slow snapshot does not shorten it.
+        return s.checkpoints->whenTargetThawed()
+            .then([&s]() { return s.sampler->settle(s.request.settleMs); })
             .then([&s](std::optional<SamplerSettlement> settlement) {
               s.result.settlement = settlement;
               s.checkpoints->settled();

@@ -47,9 +47,12 @@ kj::Promise<void> CheckpointDriver::takeBefore() {
   });
 }
 
-void CheckpointDriver::start(uint64_t t0, std::string tempRootIn) {
+void CheckpointDriver::start(uint64_t t0, std::string tempRootIn, const std::string& cgroupPath) {
   t0MonoNs = t0;
   tempRoot = kj::mv(tempRootIn);
+  if (link != nullptr && !plan.checkpoints.empty()) {
+    freezer = TargetFreezer::open(io.provider->getTimer(), cgroupPath);
+  }
   auto set = kj::heap<kj::TaskSet>(static_cast<kj::TaskSet::ErrorHandler&>(*this));
   auto& timer = io.provider->getTimer();
   for (const auto& checkpoint : plan.checkpoints) {
@@ -111,6 +114,13 @@ void CheckpointDriver::rootExited() {
   triggerKind(ROOT_EXIT);
 }
 
+kj::Promise<void> CheckpointDriver::whenTargetThawed() {
+  KJ_IF_MAYBE (f, freezer) {
+    return (*f)->whenThawed();
+  }
+  return kj::READY_NOW;
+}
+
 void CheckpointDriver::settled() {
   triggerKind(SETTLED);
 }
@@ -127,6 +137,12 @@ void CheckpointDriver::onTriggered(kj::Function<void(const std::string&)> callba
 
 void CheckpointDriver::trigger(const std::string& name) {
   if (finishing || !captured.insert(name).second) return;
+  // Held from now (before anything waiting for this checkpoint goes, below) until its snapshot
+  // is recorded: a snapshot queued behind another still shows the target as it was now.
+  kj::Own<TargetFreezer::Hold> hold;
+  KJ_IF_MAYBE (f, freezer) {
+    hold = (*f)->hold();
+  }
   KJ_IF_MAYBE (callback, triggered) {
     (*callback)(name);
   }
@@ -134,10 +150,13 @@ void CheckpointDriver::trigger(const std::string& name) {
               .then([this, name]() -> kj::Promise<void> {
                 // A failed snapshot poisons the chain; a lost helper makes later ones absent.
                 if (record_.failure || record_.lost) return kj::READY_NOW;
-                return snapshotOnce().then([this, name](FswatchOutcome outcome) {
-                  recordOutcome(name, kj::mv(outcome), false);
-                });
+                return whenHeld()
+                    .then([this]() { return snapshotOnce(); })
+                    .then([this, name](FswatchOutcome outcome) {
+                      recordOutcome(name, kj::mv(outcome), false);
+                    });
               })
+              .attach(kj::mv(hold))
               .eagerlyEvaluate(nullptr);
 }
 
@@ -159,6 +178,13 @@ kj::Promise<void> CheckpointDriver::finish() {
     }
     return kj::READY_NOW;
   });
+}
+
+kj::Promise<void> CheckpointDriver::whenHeld() {
+  KJ_IF_MAYBE (f, freezer) {
+    return (*f)->whenFrozen();
+  }
+  return kj::READY_NOW;
 }
 
 kj::Promise<FswatchOutcome> CheckpointDriver::snapshotOnce(bool final) {

@@ -7,21 +7,26 @@
 //
 // Order of calls in a capture (capture-run.c++):
 //   takeBefore()            PREPARE, before the temp root exists: the `before` snapshot
-//   start(t0, tempRoot)     at T0: arms the `time` triggers
+//   start(t0, tempRoot, cgroupPath)
+//                           at T0: arms the `time` triggers; the capture cgroup (when there is
+//                           one) lets each declared checkpoint hold the target (target-freezer.h)
 //   spawned(rootPid)        the literal triggers now normalise like the frames (pid known)
 //   output(chunk)           PtyObserver: each PTY read, counted by the literal triggers
 //   rootExited()            `root_exit` (even on a timeout or a lost pty helper); literal
 //                           triggers first see the rest of the output before the exit
+//   whenTargetThawed()      settlement starts once no snapshot holds the target
 //   settled()               `settled`
 //   finish()                cancels the timers, waits for the chain, takes AFTER
 //                           (`after_settlement`) and stops the helper
 //
 // A checkpoint is captured at most once; snapshots are queued on one chain and taken in order;
-// each is recorded when it completes, with its completion time. A snapshot that cannot read an
-// entry poisons the chain (later snapshots are skipped) and record().failure makes the capture
-// fail. A lost helper (A13) leaves record().lost set; `before`/`after_settlement` are then
-// recorded as `missing` (files unknown, truncated) and declared checkpoints after the loss are
-// absent.
+// each is recorded when it completes, with its completion time. A declared checkpoint freezes
+// the target when its trigger fires and thaws it when its snapshot is done, so the snapshot
+// shows the target as it was at the trigger, not as it was when a busy machine got round to it. A
+// snapshot that cannot read an entry poisons the chain (later snapshots are skipped) and
+// record().failure makes the capture fail. A lost helper (A13) leaves record().lost set;
+// `before`/`after_settlement` are then recorded as `missing` (files unknown, truncated) and
+// declared checkpoints after the loss are absent.
 //
 // Errors: nothing throws after construction (which throws FAILED on out-of-range roots/limits).
 
@@ -43,6 +48,7 @@
 #include "evidence/scenario.h"
 #include "supervisor/fswatch-link.h"
 #include "supervisor/pty-link.h"
+#include "supervisor/target-freezer.h"
 
 namespace rea::supervisor {
 
@@ -89,10 +95,12 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
   // Told each declared checkpoint's name when its trigger fires (before its snapshot), so an
   // event waiting for it can go (interaction-driver.h).
 
-  void start(uint64_t t0MonoNs, std::string tempRoot);
+  void start(uint64_t t0MonoNs, std::string tempRoot, const std::string& cgroupPath = {});
   void spawned(pid_t rootPid);
   void output(const PtyChunk& chunk) override;
   void rootExited();
+  kj::Promise<void> whenTargetThawed();
+  // Resolves once no checkpoint holds the target (at once without a freezer).
   void settled();
 
   kj::Promise<void> finish();
@@ -119,6 +127,7 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
   std::string tempRoot;
   pid_t spawnedRootPid = 0;
   bool finishing = false;
+  kj::Maybe<kj::Own<TargetFreezer>> freezer;  // before `chain`: its holds live in the chain
   kj::Promise<void> chain = kj::READY_NOW;
   kj::Maybe<kj::Own<kj::TaskSet>> timers;
   kj::Maybe<kj::Function<void(const std::string&)>> triggered;
@@ -126,6 +135,7 @@ class CheckpointDriver final : public PtyObserver, private kj::TaskSet::ErrorHan
   void trigger(const std::string& name);
   void triggerKind(size_t variantIndex);
   void feed(const std::string& normalised);
+  kj::Promise<void> whenHeld();
   kj::Promise<FswatchOutcome> snapshotOnce(bool final = false);
   void recordOutcome(const std::string& name, FswatchOutcome outcome, bool required);
   void noteLost();

@@ -92,13 +92,24 @@ __attribute__((no_sanitize_address)) void installExecFilterInChild(const ExecFil
     syscall(SYS_close, channel);
     return;
   }
-  long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                          &filter.program);
+  // Once the sampler has received an exec's notification, only a fatal signal may end the
+  // wait (Linux 5.19): otherwise any signal, or the freezer a checkpoint uses, interrupts it and
+  // the kernel restarts the exec, which the sampler then hears about twice. Older kernels
+  // refuse the flag (EINVAL) and get the plain listener.
+  unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+  long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &filter.program);
+  if (listener < 0 && errno == EINVAL) {
+    flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+    listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &filter.program);
+  }
   if (listener < 0 && errno == EACCES) {
     // No CAP_SYS_ADMIN: the kernel wants no_new_privs first (exec-filter.h says what it costs).
     syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                       &filter.program);
+    listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &filter.program);
+    if (listener < 0 && errno == EINVAL && flags != SECCOMP_FILTER_FLAG_NEW_LISTENER) {
+      flags = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+      listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &filter.program);
+    }
   }
   if (listener < 0) {
     char failed[1 + sizeof(int)] = {EXEC_CHANNEL_FAILED};

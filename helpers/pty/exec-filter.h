@@ -31,5 +31,7 @@ void buildExecFilter(ExecFilter& filter);
 void installExecFilterInChild(const ExecFilter& filter, int channel);
 // In the vfork child, after every other setup step and before the first execve: installs the
 // filter, sends the listener (or the failure) on `channel` and closes both. Raw syscalls only.
+// Where the kernel has it (5.19), the listener is WAIT_KILLABLE_RECV: an exec the sampler has
+// heard of is not interrupted and restarted by a signal or a checkpoint's freeze.
 
 }  // namespace rea::helper

@@ -135,6 +135,35 @@ TEST(Filesystem, ATerminalLiteralCountsOccurrencesSplitAcrossReads) {
   EXPECT_NE(find(c["files_after"], "root_0:two"), nullptr);
 }
 
+TEST(Filesystem, ACheckpointShowsTheTargetAsItWasAtTheTriggerNotWhenTheSnapshotRan) {
+  // The target goes on the moment rea has seen its literal (a reactive input answers it), while
+  // the snapshot first hashes 60 MB (~40 ms) before it reaches z.txt. Unheld, the snapshot saw
+  // z.txt already rewritten; held (target-freezer.h), it shows z.txt as it was at the trigger.
+  Sandbox sandbox;
+  Root root(sandbox);
+  root.file("a.bin", std::string(60 * 1000 * 1000, 'a'));
+  root.file("z.txt", "before\n");
+  Json scenario = shScenarioIn(root.path,
+                               "stty -echo; echo saved; read x; echo after > \"$R/z.txt\"; "
+                               "echo end");
+  scenario["limits"] = {{"file_bytes", 100000000}};
+  scenario["checkpoints"] =
+      Json::array({checkpoint("saved", {{"type", "terminal_literal"}, {"value", "saved"}})});
+  scenario["events"] = Json::array({inputWhenOutput("saved", "go\r")});
+  auto result = sandbox.capture(scenario);
+  expectValidAndClean(sandbox, result);
+  const Json& c = capture(*result.output);
+  if (c["manifest"].value("process_observation", "") != "exact") {
+    GTEST_SKIP() << "no capture cgroup here (sampled process observation): nothing to hold";
+  }
+  const Json* z = find(named(c["filesystem_checkpoints"], "saved")["files"], "root_0:z.txt");
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ((*z)["sha256"], evidence::sha256Hex("before\n"));
+  ASSERT_NE(find(c["files_after"], "root_0:z.txt"), nullptr);
+  EXPECT_EQ((*find(c["files_after"], "root_0:z.txt"))["sha256"], evidence::sha256Hex("after\n"));
+  EXPECT_NE(concatenatedFrames(*result.output).find("end"), std::string::npos);
+}
+
 TEST(Filesystem, TimeRootExitAndSettledTriggersFireInOrder) {
   Sandbox sandbox;
   Root root(sandbox);
