@@ -25,6 +25,17 @@ bool parseSwitch(const EnvironmentLookup& getenv, const char* name, std::vector<
   return false;
 }
 
+uint32_t parseMaxPids(const EnvironmentLookup& getenv, std::vector<Issue>& issues) {
+  std::optional<std::string> value = getenv(MAX_PIDS_VARIABLE);
+  if (!value) return DEFAULT_MAX_PIDS;
+  bool digits = !value->empty() && value->size() <= 7 &&
+                value->find_first_not_of("0123456789") == std::string::npos;
+  if (digits && std::stoul(*value) <= MAX_MAX_PIDS) return uint32_t(std::stoul(*value));
+  issues.push_back({MAX_PIDS_VARIABLE, "must be a decimal integer from 0 (no bound) to " +
+                                           std::to_string(MAX_MAX_PIDS)});
+  return DEFAULT_MAX_PIDS;
+}
+
 std::vector<std::string> parseStringList(const EnvironmentLookup& getenv, const char* name,
                                          std::vector<Issue>& issues) {
   std::vector<std::string> out;
@@ -104,6 +115,7 @@ OperatorPolicyLoad loadOperatorPolicy(const EnvironmentLookup& getenv, const std
   policy.workingRoots = parseRoots(getenv, WORKING_ROOTS_VARIABLE, cwd, resolver, load.issues);
   policy.allowedEnvironment = parseStringList(getenv, ALLOWED_ENV_VARIABLE, load.issues);
   policy.allowExternalNetwork = parseSwitch(getenv, ALLOW_EXTERNAL_NETWORK_VARIABLE, load.issues);
+  policy.maxPids = parseMaxPids(getenv, load.issues);
   if (load.issues.empty()) load.policy = std::move(policy);
   return load;
 }

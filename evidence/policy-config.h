@@ -15,6 +15,7 @@
 // `configuration_invalid` error of SPEC B §2.4. Throws std::invalid_argument when `cwd` is not
 // absolute (a caller bug).
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ constexpr char EXECUTABLE_ROOTS_VARIABLE[] = "REA_PROCESS_EXECUTABLE_ROOTS_JSON"
 constexpr char WORKING_ROOTS_VARIABLE[] = "REA_PROCESS_WORKING_ROOTS_JSON";
 constexpr char ALLOWED_ENV_VARIABLE[] = "REA_PROCESS_ALLOWED_ENV_JSON";
 constexpr char ALLOW_EXTERNAL_NETWORK_VARIABLE[] = "REA_PROCESS_ALLOW_EXTERNAL_NETWORK";
+constexpr char MAX_PIDS_VARIABLE[] = "REA_PROCESS_MAX_PIDS";
+constexpr uint32_t DEFAULT_MAX_PIDS = 4096;  // a fork bomb stops here; `make -j` does not
+constexpr uint32_t MAX_MAX_PIDS = 4194304;   // the kernel's pid_max ceiling
 constexpr size_t MAX_POLICY_LIST_ITEMS = 128;
 
 struct PolicyRoot {
@@ -45,6 +49,7 @@ struct OperatorPolicy {
   std::vector<PolicyRoot> workingRoots;         // for the working directory and filesystem roots
   std::vector<std::string> allowedEnvironment;  // names a scenario may set or inherit
   bool allowExternalNetwork = false;            // approval for network_access "host"
+  uint32_t maxPids = DEFAULT_MAX_PIDS;  // live processes of one target at once; 0 = unbounded
 };
 
 struct OperatorPolicyLoad {
@@ -60,7 +65,8 @@ using EnvironmentLookup = std::function<std::optional<std::string>(const char* n
 
 OperatorPolicyLoad loadOperatorPolicy(const EnvironmentLookup& getenv, const std::string& cwd,
                                       const PathResolver& resolver = systemPathResolver());
-// Reads and parses the five variables. `cwd` is the absolute current directory, against which
+// Reads and parses the variables (B §2.1's five, and REA_PROCESS_MAX_PIDS: a decimal integer
+// 0–4194304, 0 meaning no bound). `cwd` is the absolute current directory, against which
 // relative roots resolve (evidence/ reads no process state itself). Each root is canonicalised
 // with `resolver`; one that cannot be (missing, not accessible) is an issue naming it.
 

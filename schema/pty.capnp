@@ -77,6 +77,11 @@ struct PtyConfig {
   # that names that very object (/proc/<pid>/fd/<n> of the supervisor). When non-empty the
   # target execs that object (execveat with AT_EMPTY_PATH), with argv[0] = `executable`, so a
   # symlink swapped after the check changes nothing. Empty: `executable` is exec'd by path.
+
+  pidsGroupPath @19 :Data;
+  # A cgroup v1 pids group (Sampler.prepare's `pidsGroupPath`) the target joins right before
+  # its exec (writing "0" to its cgroup.procs), so the capture's bound on live processes holds
+  # for it and every descendant. Empty: nothing to join.
 }
 
 struct TargetNetwork {

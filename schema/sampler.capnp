@@ -16,7 +16,7 @@ interface Sampler {
 
   prepare @0 (config :SamplerConfig)
       -> (job :SamplerJob, mode :ObservationMode, cgroupPath :Data, sampledReason :Text,
-          execNotify :Bool);
+          execNotify :Bool, maxPids :UInt32, pidsGroupPath :Data, pidsUnbounded :Text);
   # Before the target exists: creates the capture cgroup and subscribes to process events
   # (unless forced sampled), then installs the helper's seccomp filter. `cgroupPath` is the
   # group the target must be born in (empty: none); `mode` is fixed from here on
@@ -24,6 +24,10 @@ interface Sampler {
   # Single use: a second call throws FAILED. `execNotify`: the helper serves seccomp exec
   # notifications arriving on the exec channel (fd 4, helpers/common/exec-channel.h); the
   # launcher is to install the filter (PtyConfig.execNotify).
+  # `maxPids`: the bound on the target's live processes now in force (0: none, `pidsUnbounded`
+  # says why; helpers/sampler/pids-bound.h). `pidsGroupPath`: a cgroup v1 pids group the
+  # launcher must join before the target execs (PtyConfig.pidsGroupPath); empty when the bound
+  # is the capture cgroup's own (v2) or there is none.
 }
 
 enum ObservationMode {
@@ -41,6 +45,8 @@ struct SamplerConfig {
   execNotify @3 :Bool;
   # Exact mode: observe execs kernel-side (seccomp user notification) when the exec channel,
   # the kernel and the container allow it. False: /proc after the exec event only.
+  maxPids @4 :UInt32;
+  # The operator's bound on the target's live processes (REA_PROCESS_MAX_PIDS); 0: none.
 }
 
 enum ExecObservation {
@@ -77,7 +83,8 @@ interface SamplerSink {
   # One batch (at most 4096 samples), in recording order.
 
   done @1 (partial :Bool, recordedCount :UInt32, unreadCommands :UInt32,
-           execObservation :ExecObservation, execProblem :Text);
+           execObservation :ExecObservation, execProblem :Text, pidsLimitHits :UInt64);
+  # `pidsLimitHits`: process creations the bound (`maxPids`) refused during the capture.
   # Last call: every recorded sample has been pushed (`recordedCount` of them in all).
   # `unreadCommands`: execs observed whose program could not be read in time (exact mode); their
   # rows are missing. `execObservation`: how execs were observed; `execProblem`: why

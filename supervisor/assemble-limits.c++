@@ -36,4 +36,11 @@ std::string filesystemLimitSentence(const evidence::Scenario& scenario) {
          std::to_string(scenario.limits.filesystemDepth) + "); files beyond it are missing.";
 }
 
+std::string pidsLimitSentence(uint32_t maxPids, uint64_t refused) {
+  return std::string(LIMIT_SENTENCE_PREFIX) + "the target reached REA_PROCESS_MAX_PIDS (" +
+         std::to_string(maxPids) + " processes at once); " + std::to_string(refused) +
+         (refused == 1 ? " process creation was" : " process creations were") +
+         " refused (fork failed with EAGAIN).";
+}
+
 }  // namespace rea::supervisor

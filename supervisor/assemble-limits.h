@@ -6,6 +6,7 @@
 //
 // Errors: none.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,10 @@ std::vector<std::string> outputLimitSentences(const evidence::Scenario& scenario
 
 std::string filesystemLimitSentence(const evidence::Scenario& scenario);
 // For a truncated filesystem snapshot (limits.files, file_bytes or filesystem_depth).
+
+std::string pidsLimitSentence(uint32_t maxPids, uint64_t refused);
+// For a target whose process creations the operator's bound refused (REA_PROCESS_MAX_PIDS,
+// helpers/sampler/pids-bound.h). The capture is not truncated: the refusals are the target's
+// behaviour under that bound, and this sentence says so.
 
 }  // namespace rea::supervisor

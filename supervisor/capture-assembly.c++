@@ -305,6 +305,10 @@ Capture assembleCapture(const AssemblyInputs& inputs) {
   capture.limitations = processes.leadingLimitations;
   capture.limitations.push_back(FILESYSTEM_LIMITATION);
   if (filesystem.truncated) limitSentences.push_back(filesystemLimitSentence(scenario));
+  if (run.sampler.pidsLimitHits > 0 && run.sampler.prepared) {
+    limitSentences.push_back(
+        pidsLimitSentence(run.sampler.prepared->maxPids, run.sampler.pidsLimitHits));
+  }
   for (auto& sentence : limitSentences)
     capture.limitations.push_back(std::move(sentence));
   capture.residualUnknowns = processes.residualUnknowns;

@@ -135,8 +135,8 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
     early.sampler->setExecChannel(kj::AutoCloseFd(channel[0]));
   }
   kj::AutoCloseFd ptyChannel(channel[1]);
-  early.prepared = early.sampler->prepare(
-      {early.runToken, request.maxProcesses, request.forceSampled, channel[0] >= 0});
+  early.prepared = early.sampler->prepare({early.runToken, request.maxProcesses,
+                                           request.forceSampled, channel[0] >= 0, request.maxPids});
   early.ptyObservers->add(*checkpoints);
   if (planWaits(request.interactions)) {
     early.interactions = kj::heap<InteractionDriver>(io, request.interactions);
@@ -235,6 +235,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         }
         return s.shims->start(s.result.t0MonoNs, netns, userns)
             .then([&s, inputs, cgroupPath = prepared.cgroupPath,
+                   pidsGroupPath = prepared.pidsGroupPath,
                    execNotify = prepared.execNotify](std::optional<std::string> ledgerUrl) mutable {
               inputs.shimLedgerUrl = std::move(ledgerUrl);
               auto environment = composeTargetEnvironment(
@@ -245,6 +246,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
                   });
               auto launch = makeLaunch(s, std::move(environment));
               launch.cgroupPath = cgroupPath;
+              launch.pidsGroupPath = pidsGroupPath;
               launch.execNotify = execNotify;
               return s.pty->start(kj::mv(launch));
             });

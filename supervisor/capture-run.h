@@ -62,6 +62,7 @@ struct CaptureRunRequest {
   std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
   uint32_t scrollback = 1000;          // terminal.scrollback, for the renderer
   uint32_t maxProcesses = 1000;        // limits.processes
+  uint32_t maxPids = 0;                // REA_PROCESS_MAX_PIDS (operator policy); 0 = no bound
   bool forceSampled = false;           // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
   bool execNotify =
       true;  // kernel-side exec observation where possible; REA_EXEC_OBSERVATION=procfs

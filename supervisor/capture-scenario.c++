@@ -190,6 +190,7 @@ ScenarioCapture captureScenario(const Scenario& scenario, const ScenarioCaptureO
     return outcome;
   }
   CaptureRunRequest runRequest = runRequestFor(scenario);
+  runRequest.maxPids = policy.policy->maxPids;
   runRequest.executableObject = checked.paths->executableObject();
   runRequest.workingDirectory = checked.paths->workingDirectoryObject();
   auto io = kj::setupAsyncIo();

@@ -1,5 +1,9 @@
 #include "supervisor/machine-probe.h"
 
+#include <kj/debug.h>
+
+#include "helpers/sampler/pids-bound.h"
+
 #include <fcntl.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -79,6 +83,45 @@ ProbeResult probeCgroup2() {
              (killable ? ", writable, cgroup.kill present" : ", writable, but no cgroup.kill");
   r.effect = killable ? "each capture gets its own cgroup: exact membership, cgroup.kill cleanup"
                       : "process observation is sampled from /proc";
+  return r;
+}
+
+ProbeResult probePidsBound() {
+  // Issue 18.7 (helpers/sampler/pids-bound.h): where REA_PROCESS_MAX_PIDS can be enforced.
+  ProbeResult r{"pids_bound", false, "", "", false};
+  const char* effect = "REA_PROCESS_MAX_PIDS bounds each capture's live processes";
+  if (auto mount = findCgroup2Mount()) {
+    std::ifstream control(*mount + "/cgroup.subtree_control");
+    std::string word;
+    while (control >> word) {
+      if (word != "pids") continue;
+      r.available = true;
+      r.detail = "the pids controller is delegated in the cgroup2 hierarchy at " + *mount;
+      r.effect = std::string(effect) + " (pids.max of the capture cgroup)";
+      return r;
+    }
+  }
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::stringstream text;
+  text << mountinfo.rdbuf();
+  std::string v1;
+  KJ_IF_MAYBE (found, helper::findCgroup1Mount(text.str(), "pids")) {
+    v1 = *found;
+  } else {
+    r.detail = "no pids controller: not delegated in cgroup2, no cgroup v1 pids hierarchy";
+    r.effect = "a capture's processes are not bounded (a fork bomb reaches the machine's limits)";
+    return r;
+  }
+  std::string probe = v1 + "/rea-doctor-probe-" + std::to_string(getpid());
+  if (mkdir(probe.c_str(), 0755) != 0) {
+    r.detail = "cgroup v1 pids hierarchy at " + v1 + ", not writable: " + errnoText(errno);
+    r.effect = "a capture's processes are not bounded (a fork bomb reaches the machine's limits)";
+    return r;
+  }
+  rmdir(probe.c_str());
+  r.available = true;
+  r.detail = "cgroup v1 pids hierarchy at " + v1 + ", writable";
+  r.effect = std::string(effect) + " (a v1 pids group of its own)";
   return r;
 }
 
@@ -251,7 +294,7 @@ std::optional<std::string> findCgroup2Mount() {
 }
 
 std::vector<ProbeResult> probeMachine() {
-  return {probePty(),   probeProc(),    probeCgroup2(), probeProcConnector(),
+  return {probePty(),   probeProc(),    probeCgroup2(), probePidsBound(), probeProcConnector(),
           probeNetns(), probeIoUring(), probeSeccomp(), probeExecNotify()};
 }
 

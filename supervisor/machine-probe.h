@@ -15,8 +15,8 @@
 namespace rea::supervisor {
 
 struct ProbeResult {
-  std::string name;  // "pty", "proc", "cgroup2", "proc_connector", "netns", "io_uring", "seccomp",
-                     // "exec_notify"
+  std::string name;  // "pty", "proc", "cgroup2", "pids_bound", "proc_connector", "netns",
+                     // "io_uring", "seccomp", "exec_notify"
   bool available;
   std::string detail;  // where / how, or why not
   std::string effect;  // what rea does about it

@@ -63,7 +63,8 @@ std::string manPage() {
   out +=
       "The operator policy of capture\\-process comes from REA_PROCESS_CAPTURE_ENABLED,\n"
       "REA_PROCESS_EXECUTABLE_ROOTS_JSON, REA_PROCESS_WORKING_ROOTS_JSON,\n"
-      "REA_PROCESS_ALLOWED_ENV_JSON and REA_PROCESS_ALLOW_EXTERNAL_NETWORK.\n";
+      "REA_PROCESS_ALLOWED_ENV_JSON, REA_PROCESS_ALLOW_EXTERNAL_NETWORK and\n"
+      "REA_PROCESS_MAX_PIDS (how many of a target's processes may live at once, default 4096).\n";
   out += ".SH EXIT STATUS\n";
   out +=
       "0 on success; 1 when an error object was printed on standard output;\n"

@@ -12,6 +12,8 @@
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/capture-scope.h"
 #include "helpers/sampler/ownership.h"
+#include "helpers/sampler/pids-bound.h"
+#include "helpers/sampler/proc-stat.h"
 
 namespace rea::supervisor {
 namespace {
@@ -124,7 +126,12 @@ OwnedCleanup cleanUpOwnedProcesses(const std::string& cgroupPath, const std::str
   return result;
 }
 
-bool isCaptureCgroupPath(const std::string& path, const std::string& runToken) {
+namespace {
+
+// An absolute path without ".", ".." or empty components, inside `mount`, whose last component
+// is "rea-<runToken>".
+bool isRunTokenGroupUnder(const std::string& path, const std::string& runToken,
+                          kj::Maybe<std::string> mountFound) {
   if (runToken.empty() || path.empty() || path[0] != '/') return false;
   std::string name = "rea-" + runToken;
   if (path.size() <= name.size() + 1 ||
@@ -132,7 +139,6 @@ bool isCaptureCgroupPath(const std::string& path, const std::string& runToken) {
       path[path.size() - name.size() - 1] != '/') {
     return false;
   }
-  // No "." or ".." component, no empty component.
   size_t begin = 1;
   while (begin <= path.size()) {
     size_t end = path.find('/', begin);
@@ -142,7 +148,7 @@ bool isCaptureCgroupPath(const std::string& path, const std::string& runToken) {
     begin = end + 1;
   }
   std::string mount;
-  KJ_IF_MAYBE (found, helper::findCgroup2Mount()) {
+  KJ_IF_MAYBE (found, mountFound) {
     mount = *found;
   } else {
     return false;
@@ -150,6 +156,17 @@ bool isCaptureCgroupPath(const std::string& path, const std::string& runToken) {
   if (mount == "/") return true;
   return path.compare(0, mount.size(), mount) == 0 && path.size() > mount.size() &&
          path[mount.size()] == '/';
+}
+
+}  // namespace
+
+bool isCaptureCgroupPath(const std::string& path, const std::string& runToken) {
+  return isRunTokenGroupUnder(path, runToken, helper::findCgroup2Mount());
+}
+
+bool isPidsGroupPath(const std::string& path, const std::string& runToken) {
+  auto mountinfo = helper::readProcFile("/proc/self/mountinfo");
+  return isRunTokenGroupUnder(path, runToken, helper::findCgroup1Mount(mountinfo.text, "pids"));
 }
 
 }  // namespace rea::supervisor

@@ -36,4 +36,7 @@ bool isCaptureCgroupPath(const std::string& path, const std::string& runToken);
 // ".." components, inside this machine's cgroup2 mount, whose last component is
 // "rea-<runToken>". A sampler's claim is checked with it before anything trusts the path.
 
+bool isPidsGroupPath(const std::string& path, const std::string& runToken);
+// The same inside this machine's cgroup v1 pids hierarchy (helpers/sampler/pids-bound.h).
+
 }  // namespace rea::supervisor

@@ -115,6 +115,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
   config.setRenderMaxFrames(launch.renderMaxFrames);
   config.setRenderMaxBytes(launch.renderMaxBytes);
   config.setCgroupPath(bytesOf(launch.cgroupPath));
+  config.setPidsGroupPath(bytesOf(launch.pidsGroupPath));
   config.setExecNotify(launch.execNotify);
 }
 

@@ -67,6 +67,7 @@ struct PtyLaunch {
   uint32_t renderMaxFrames = 10000;   // rendered budget: limits.frames (B §6.11)
   uint64_t renderMaxBytes = 1000000;  // rendered budget: limits.output_bytes (B §6.11)
   std::string cgroupPath;             // the sampler's capture cgroup; "" = none (A8)
+  std::string pidsGroupPath;          // a v1 pids group to join (SamplerPrepared); "" = none
   bool execNotify = false;            // the target installs the exec filter (SamplerPrepared)
 };
 

@@ -49,6 +49,14 @@ std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const Sampl
   out.cgroupPath = textOf(in.getCgroupPath());
   out.sampledReason = in.getSampledReason();
   out.execNotify = in.getExecNotify();
+  out.maxPids = in.getMaxPids();
+  out.pidsGroupPath = textOf(in.getPidsGroupPath());
+  out.pidsUnbounded = in.getPidsUnbounded();
+  if (out.maxPids != 0 && out.maxPids != plan.maxPids) return "a process bound not asked for";
+  if (out.maxPids == 0 && !out.pidsGroupPath.empty()) return "a pids group without a bound";
+  if (!out.pidsGroupPath.empty() && !isPidsGroupPath(out.pidsGroupPath, plan.runToken)) {
+    return "a pids group path that is not the capture's";
+  }
   if (out.execNotify && (!plan.execNotify || plan.forceSampled)) {
     return "exec notification offered although not asked for";
   }

@@ -67,6 +67,7 @@ std::string SamplerStreamCheck::done(
         return "an unknown exec observation";
     }
     record.execProblem = params.getExecProblem();
+    record.pidsLimitHits = params.getPidsLimitHits();
     return {};
   });
 }

@@ -165,7 +165,8 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   plan = kj::mv(planIn);
   KJ_REQUIRE(!plan.runToken.empty(), "a capture needs a run token");
   stream.emplace(plan.maxProcesses);
-  record.prepared = SamplerPrepared{false, "", "the sampler helper is not available"};
+  record.prepared = SamplerPrepared();
+  record.prepared->sampledReason = "the sampler helper is not available";
 
   KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() {
                  auto path = kj::str(helperDirectory.c_str(), "/rea-sampler");
@@ -204,6 +205,7 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   config.setMaxProcesses(plan.maxProcesses);
   config.setForceSampled(plan.forceSampled);
   config.setExecNotify(plan.execNotify);
+  config.setMaxPids(plan.maxPids);
   using Response = capnp::Response<schema::Sampler::PrepareResults>;
   return guarded<Response>(request.send(), CALL_DEADLINE, "prepare")
       .then([this](kj::Maybe<Response> maybe) -> SamplerPrepared {

@@ -45,6 +45,7 @@ struct SamplerPlan {
   bool forceSampled = false;     // REA_FORCE_SAMPLED=1: the baseline's sampling (tests)
   bool execNotify = false;       // kernel-side exec observation where possible (exec-channel.h);
                                  // set by runCapture when it made the channel
+  uint32_t maxPids = 0;          // REA_PROCESS_MAX_PIDS: bound on live processes; 0 = none
 };
 
 struct SamplerPrepared {
@@ -52,6 +53,9 @@ struct SamplerPrepared {
   std::string cgroupPath;     // start the target here; "" = no capture cgroup
   std::string sampledReason;  // why sampled ("" when exact)
   bool execNotify = false;    // the target is to install the exec filter (PtyLaunch::execNotify)
+  uint32_t maxPids = 0;       // the bound in force (0: none; pidsUnbounded says why)
+  std::string pidsGroupPath;  // a v1 pids group the target joins (PtyLaunch); "" = none
+  std::string pidsUnbounded;  // why there is no bound ("" when there is)
 };
 
 struct RawProcessRow {
@@ -104,6 +108,7 @@ struct SamplerRecord {
   uint32_t unreadCommands = 0;  // execs whose program could not be read (rows missing)
   std::string execObservation;  // manifest.exec_observation: "seccomp_notify", "procfs" or ""
   std::string execProblem;      // why kernel-side exec observation is not in use, "" if it is
+  uint64_t pidsLimitHits = 0;   // process creations the bound (maxPids) refused
   std::optional<SamplerSettlement> settlement;
   std::optional<HelperFault> fault;  // the helper was lost; its reason names "the sampler helper"
 };

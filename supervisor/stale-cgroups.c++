@@ -12,6 +12,8 @@
 #include <set>
 
 #include "helpers/sampler/capture-cgroup.h"
+#include "helpers/sampler/pids-bound.h"
+#include "helpers/sampler/proc-stat.h"
 #include "helpers/sampler/cgroup-owner.h"
 
 namespace rea::supervisor {
@@ -56,6 +58,35 @@ std::string removeGroup(const std::string& path) {
   return "still busy after cgroup.kill (a child group, or members that do not die)";
 }
 
+// Issue 18.7: a v1 pids group (helpers/sampler/pids-bound.h) lives inside the life of its
+// capture cgroup; one whose capture cgroup is gone is left over. rmdir only takes an empty
+// group, so a live capture's is never touched.
+void removeOrphanPidsGroups(const std::vector<std::string>& captureParents,
+                            StaleCaptureCgroups& result) {
+  auto mountinfo = helper::readProcFile("/proc/self/mountinfo");
+  std::string mount;
+  KJ_IF_MAYBE (found, helper::findCgroup1Mount(mountinfo.text, "pids")) {
+    mount = *found;
+  } else {
+    return;
+  }
+  DIR* dir = opendir(mount.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (struct dirent* entry = readdir(dir)) {
+    if (helper::isCaptureCgroupName(entry->d_name)) names.push_back(entry->d_name);
+  }
+  closedir(dir);
+  for (const auto& name : names) {
+    bool captureLives = false;
+    for (const auto& parent : captureParents) {
+      if (access((parent + "/" + name).c_str(), F_OK) == 0) captureLives = true;
+    }
+    std::string path = mount + "/" + name;
+    if (!captureLives && rmdir(path.c_str()) == 0) result.removed.push_back(path);
+  }
+}
+
 }  // namespace
 
 StaleCaptureCgroups findStaleCaptureCgroups(bool remove) {
@@ -98,6 +129,7 @@ StaleCaptureCgroups findStaleCaptureCgroups(bool remove) {
       }
     }
   }
+  if (remove) removeOrphanPidsGroups(helper::captureCgroupParents(mount), result);
   return result;
 }
 

@@ -37,7 +37,7 @@ const char CAPTURE[] =
     "Runs the scenario's executable in a real PTY under the operator policy taken from the\n"
     "environment (REA_PROCESS_CAPTURE_ENABLED, REA_PROCESS_EXECUTABLE_ROOTS_JSON,\n"
     "REA_PROCESS_WORKING_ROOTS_JSON, REA_PROCESS_ALLOWED_ENV_JSON,\n"
-    "REA_PROCESS_ALLOW_EXTERNAL_NETWORK) and prints the capture Evidence.\n"
+    "REA_PROCESS_ALLOW_EXTERNAL_NETWORK, REA_PROCESS_MAX_PIDS) and prints the capture Evidence.\n"
     "\n"
     "While it runs, and only when stderr is a terminal, a progress line on stderr shows the\n"
     "elapsed time, the bytes of target output captured so far and the phase (starting,\n"

@@ -83,6 +83,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     spec.netnsPath = config.netnsPath;
     spec.usernsPath = config.usernsPath;
     spec.cgroupPath = config.cgroupPath;
+    spec.pidsGroupPath = config.pidsGroupPath;
     // The exec channel is inherited as fd 4 (helpers/common/exec-channel.h); used once, then
     // closed, so that this helper never holds the target's seccomp listener.
     // Only when asked: in a test process fd 4 is someone else's.

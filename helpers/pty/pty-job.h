@@ -73,6 +73,7 @@ struct PtyJobConfig {
   uint32_t renderMaxFrames = 10000;   // rendered budget (B §6.11: = limits.frames)
   uint64_t renderMaxBytes = 1000000;  // rendered budget (B §6.11: = limits.output_bytes)
   std::string cgroupPath;             // "" = no capture cgroup (TargetSpec::cgroupPath)
+  std::string pidsGroupPath;          // "" = none to join (TargetSpec::pidsGroupPath)
   bool execNotify = false;            // install the exec filter (TargetSpec::execChannel)
 };
 

@@ -61,6 +61,7 @@ PtyJobConfig configFromSchema(schema::PtyConfig::Reader config) {
   result.renderMaxFrames = config.getRenderMaxFrames();
   result.renderMaxBytes = config.getRenderMaxBytes();
   result.cgroupPath = text(config.getCgroupPath());
+  result.pidsGroupPath = text(config.getPidsGroupPath());
   result.execNotify = config.getExecNotify();
   return result;
 }

@@ -36,6 +36,7 @@ struct ChildPlan {
   int slave;               // the PTY's slave side
   int execChannel;         // -1, or the exec channel: install the exec filter (exec-filter.h)
   ExecFilter execFilter;
+  const char* pidsProcs;  // nullptr, or the cgroup.procs of a v1 pids group to join (pids-bound.h)
 };
 
 __attribute__((no_sanitize_address)) int joinNamespaces(const ChildPlan& plan) {
@@ -154,6 +155,14 @@ __attribute__((no_sanitize_address)) void writeString(int fd, const char* text) 
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != plan.parent) _exit(1);  // the helper died before the line above
 
+  // Issue 18.7: the capture's bound on live processes (a cgroup v1 pids group), joined before
+  // anything could fork, so it holds for every descendant.
+  if (plan.pidsProcs != nullptr) {
+    int procs = open(plan.pidsProcs, O_WRONLY | O_CLOEXEC);
+    if (procs < 0 || write(procs, "0", 1) != 1) failChild("joining the pids cgroup failed.", errno);
+    close(procs);
+  }
+
   // Issue 18.2: the working directory and the executable are the objects the supervisor
   // checked (through its /proc/<pid>/fd/<n>), reached before any namespace switch (from a user
   // namespace of our own, the supervisor's descriptors are out of reach).
@@ -266,6 +275,8 @@ Target spawnTarget(const TargetSpec& spec) {
   plan.usernsPath = spec.usernsPath.empty() ? nullptr : spec.usernsPath.c_str();
   plan.execChannel = spec.execChannel;
   buildExecFilter(plan.execFilter);
+  std::string pidsProcs = spec.pidsGroupPath.empty() ? "" : spec.pidsGroupPath + "/cgroup.procs";
+  plan.pidsProcs = pidsProcs.empty() ? nullptr : pidsProcs.c_str();
 
   struct termios termios = targetTermios();
   struct winsize size;

@@ -28,12 +28,14 @@ struct TargetSpec {
   std::vector<std::string> environment;  // NAME=VALUE
   uint16_t columns = 80;
   uint16_t rows = 24;
-  std::string netnsPath;   // non-empty: join this network namespace before exec (A9)
-  std::string usernsPath;  // non-empty: join this user namespace first (the netns's owner)
-  std::string cgroupPath;  // non-empty: the target is born in this cgroup v2 group (the
-                           // sampler's capture cgroup, A8) through clone3(CLONE_INTO_CGROUP)
-  int execChannel = -1;    // >= 0: the exec channel (helpers/common/exec-channel.h): the child
-                           // installs the exec filter and sends its listener there before exec
+  std::string netnsPath;      // non-empty: join this network namespace before exec (A9)
+  std::string usernsPath;     // non-empty: join this user namespace first (the netns's owner)
+  std::string cgroupPath;     // non-empty: the target is born in this cgroup v2 group (the
+                              // sampler's capture cgroup, A8) through clone3(CLONE_INTO_CGROUP)
+  std::string pidsGroupPath;  // non-empty: a cgroup v1 pids group the child joins before exec
+                              // (the capture's bound on live processes, pids-bound.h)
+  int execChannel = -1;       // >= 0: the exec channel (helpers/common/exec-channel.h): the child
+                              // installs the exec filter and sends its listener there before exec
 };
 
 struct Target {

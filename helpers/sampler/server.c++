@@ -7,6 +7,7 @@
 #include "helpers/common/event-sink.h"
 #include "helpers/common/exec-channel.h"
 #include "helpers/sampler/capture-cgroup.h"
+#include "helpers/sampler/pids-bound.h"
 #include "helpers/sampler/process-observer.h"
 #include "helpers/sampler/seccomp-policy.h"
 #include "helpers/sampler/standalone.h"
@@ -71,12 +72,22 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
                                public ProcessSink,
                                private kj::TaskSet::ErrorHandler {
  public:
-  SamplerJobServer(HelperContext& context, ObserverConfig config)
+  SamplerJobServer(HelperContext& context, ObserverConfig config, uint32_t maxPids)
       : context(context),
+        runToken(config.runToken),
         observer(kj::mv(config), context.io.provider->getTimer(), context.io.unixEventPort, *this),
-        tasks(*this) {}
+        tasks(*this) {
+    boundPids(maxPids);
+  }
 
   ProcessObserver& job() { return observer; }
+  kj::Maybe<PidsBound&> pidsBound() {
+    KJ_IF_MAYBE (bound, pids) {
+      return **bound;
+    }
+    return nullptr;
+  }
+  const std::string& pidsUnbounded() const { return pidsWhyNot; }
 
   // implements ProcessSink ---------------------------------------------------------------
 
@@ -137,6 +148,9 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
       request.setUnreadCommands(unread);
       request.setExecObservation(execObservationToSchema(observer.execObservation()));
       request.setExecProblem(observer.execProblem());
+      KJ_IF_MAYBE (bound, pids) {
+        request.setPidsLimitHits((*bound)->limitHits());
+      }
       request.setRecordedCount(count + takeMalformed());  // test-only: a wrong count
       return request.send().ignoreResult().then(
           [call, partial]() mutable { call.getResults().setPartial(partial); });
@@ -147,7 +161,12 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
     KJ_REQUIRE(!cleanedUp, "cleanup is single use");
     KJ_REQUIRE(stopped || !started, "cleanup comes after stop");
     cleanedUp = true;
-    return observer.cleanup().then([call](CleanupReport report) mutable {
+    return observer.cleanup().then([this, call](CleanupReport report) mutable {
+      // Every member is gone now: the v1 pids group (if any) can go (before the capture
+      // cgroup, pids-bound.h); one that cannot is removed by the next capture's sweep.
+      KJ_IF_MAYBE (bound, pids) {
+        (*bound)->remove();
+      }
       auto out = call.getResults().initReport();
       out.setComplete(report.complete);
       out.setProblem(report.problem);
@@ -167,12 +186,33 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
   kj::Maybe<schema::SamplerSink::Client> sinkCap;
   kj::Maybe<kj::Own<BatchingSink<ProcessRecord>>> batches;
   std::vector<ProcessRecord> early;  // recorded before start() brought the sink
-  ProcessObserver observer;          // after `batches`: destroyed first, it records into them
+  std::string runToken;
+  // Before `observer`: destroyed after it (its cgroup's last-resort kill empties this group).
+  kj::Maybe<kj::Own<PidsBound>> pids;
+  std::string pidsWhyNot;
+  ProcessObserver observer;  // after `batches`: destroyed first, it records into them
   bool started = false;
   bool settled = false;
   bool stopped = false;
   bool cleanedUp = false;
   kj::TaskSet tasks;
+
+  void boundPids(uint32_t maxPids) {
+    if (maxPids == 0) {
+      pidsWhyNot = "no bound was asked for (REA_PROCESS_MAX_PIDS)";
+      return;
+    }
+    KJ_IF_MAYBE (group, observer.cgroup()) {
+      auto applied = PidsBound::apply(group->path(), runToken, maxPids);
+      if (applied.is<std::string>()) {
+        pidsWhyNot = kj::mv(applied.get<std::string>());
+      } else {
+        pids = kj::mv(applied.get<kj::Own<PidsBound>>());
+      }
+    } else {
+      pidsWhyNot = "no capture cgroup (" + observer.sampledReason() + ")";
+    }
+  }
 
   kj::Promise<void> push(kj::Array<ProcessRecord> batch) {
     auto request = KJ_ASSERT_NONNULL(sinkCap).pushRequest();
@@ -233,7 +273,8 @@ class SamplerServer final : public schema::Sampler::Server {
     KJ_REQUIRE(!prepared, "prepare called twice");
     prepared = true;
     faultPoint(FaultMoment::START);  // test-only
-    auto job = kj::heap<SamplerJobServer>(context, configFromSchema(call.getParams().getConfig()));
+    auto config = call.getParams().getConfig();
+    auto job = kj::heap<SamplerJobServer>(context, configFromSchema(config), config.getMaxPids());
     // The cgroup exists and the proc connector is subscribed: nothing else needs privileges.
     context.lockDown();
     auto results = call.getResults();
@@ -246,6 +287,12 @@ class SamplerServer final : public schema::Sampler::Server {
     }
     results.setSampledReason(observer.sampledReason());
     results.setExecNotify(observer.execNotifyOffered());
+    KJ_IF_MAYBE (bound, job->pidsBound()) {
+      results.setMaxPids(bound->maxPids());
+      results.setPidsGroupPath(bytesOf(bound->joinPath()));
+    } else {
+      results.setPidsUnbounded(job->pidsUnbounded());
+    }
     results.setJob(kj::mv(job));
     return kj::READY_NOW;
   }

@@ -337,5 +337,61 @@ TEST(Hardening, DescendantsThatScrubbedTheRunTokenAreKilledAndCounted) {
       << c["limitations"].dump();
 }
 
+bool doctorSaysAvailable(Sandbox& sandbox, const std::string& probe) {
+  auto doctor = sandbox.run({"doctor", "--json"});
+  if (!doctor.output) return false;
+  for (const auto& check : (*doctor.output)["machine"]) {
+    if (check["name"] == probe) return check["available"] == true;
+  }
+  return false;
+}
+
+TEST(Hardening, AForkBombUnderTheOperatorsProcessBoundEndsAsARecordedLimit) {
+  // Issue 18.7: nothing bounded a target, so a fork bomb inside a capture took the machine.
+  // Under REA_PROCESS_MAX_PIDS=64 its forks fail; the capture ends at its timeout, says how
+  // many creations the bound refused, and leaves nothing behind.
+  if (geteuid() != 0) GTEST_SKIP() << "the capture cgroup needs root here";
+  Sandbox sandbox;
+  if (!doctorSaysAvailable(sandbox, "pids_bound")) {
+    GTEST_SKIP() << "no pids controller on this machine (rea doctor: pids_bound)";
+  }
+  Policy policy;
+  policy.maxPids = "64";
+  Json scenario = shScenario("bomb() { bomb | bomb & }; bomb 2>/dev/null; sleep 30");
+  scenario["timeout_ms"] = 3000;
+  auto result = sandbox.capture(scenario, policy);
+  expectValidAndClean(sandbox, result);
+  const Json& c = capture(*result.output);
+  if (c["manifest"].value("process_observation", "") != "exact") {
+    GTEST_SKIP() << "no capture cgroup on this machine";
+  }
+  std::string bound;
+  for (const auto& sentence : c["limitations"]) {
+    if (sentence.get<std::string>().find("REA_PROCESS_MAX_PIDS") != std::string::npos) {
+      bound = sentence;
+    }
+  }
+  EXPECT_EQ(bound.rfind("Limit reached: the target reached REA_PROCESS_MAX_PIDS (64 processes at "
+                        "once); ",
+                        0),
+            0u)
+      << c["limitations"].dump();
+  EXPECT_EQ(c["exit"]["reason"], "timeout") << c["exit"].dump();
+}
+
+TEST(Hardening, ATargetWithinTheProcessBoundRecordsNoLimit) {
+  if (geteuid() != 0) GTEST_SKIP() << "the capture cgroup needs root here";
+  Sandbox sandbox;
+  Policy policy;
+  policy.maxPids = "64";
+  auto result = sandbox.capture(
+      shScenario("for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.2 & done; wait; echo done"), policy);
+  expectValidAndClean(sandbox, result);
+  const Json& c = capture(*result.output);
+  for (const auto& sentence : c["limitations"])
+    EXPECT_EQ(sentence.get<std::string>().find("REA_PROCESS_MAX_PIDS"), std::string::npos);
+  EXPECT_NE(concatenatedFrames(*result.output).find("done"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rea::test

@@ -119,6 +119,11 @@ RunResult Sandbox::execute(const std::string& program, const std::vector<std::st
     setenv("REA_PROCESS_WORKING_ROOTS_JSON", policy.workingRoots.c_str(), 1);
     setenv("REA_PROCESS_ALLOWED_ENV_JSON", policy.allowedEnvironment.c_str(), 1);
     setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", policy.allowExternalNetwork ? "true" : "false", 1);
+    if (policy.maxPids.empty()) {
+      unsetenv("REA_PROCESS_MAX_PIDS");
+    } else {
+      setenv("REA_PROCESS_MAX_PIDS", policy.maxPids.c_str(), 1);
+    }
     std::vector<char*> argv;
     std::string binary = program;
     argv.push_back(binary.data());

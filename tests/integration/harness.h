@@ -28,6 +28,7 @@ struct Policy {
   std::string allowedEnvironment = R"(["PATH","LANG","SECRET_TOKEN"])";
   bool allowExternalNetwork = true;
   bool enabled = true;
+  std::string maxPids;  // REA_PROCESS_MAX_PIDS; "" = unset (rea's default bound)
 };
 
 class Sandbox {

@@ -95,6 +95,24 @@ TEST(PolicyConfig, AcceptsOnlyLowercaseBooleanLiterals) {
   EXPECT_TRUE(load({{"REA_PROCESS_ALLOW_EXTERNAL_NETWORK", "true"}}).policy->allowExternalNetwork);
 }
 
+TEST(PolicyConfig, BoundsTheTargetsProcessesByDefaultAndReadsTheOperatorsNumber) {
+  EXPECT_EQ(load({}).policy->maxPids, DEFAULT_MAX_PIDS);
+  EXPECT_EQ(load({{MAX_PIDS_VARIABLE, "64"}}).policy->maxPids, 64u);
+  EXPECT_EQ(load({{MAX_PIDS_VARIABLE, "0"}}).policy->maxPids, 0u);  // no bound
+  EXPECT_EQ(load({{MAX_PIDS_VARIABLE, "4194304"}}).policy->maxPids, MAX_MAX_PIDS);
+  for (const char* bad : {"", "-1", "4194305", "99999999", "1e3", " 64", "64 ", "0x40", "many"}) {
+    SCOPED_TRACE(bad);
+    OperatorPolicyLoad loaded = load({{MAX_PIDS_VARIABLE, bad}});
+    EXPECT_FALSE(loaded.policy.has_value());
+    ASSERT_EQ(loaded.issues.size(), 1u);
+    EXPECT_EQ(loaded.issues[0].path, MAX_PIDS_VARIABLE);
+    EXPECT_NE(loaded.issues[0].message.find("decimal integer"), std::string::npos);
+    if (*bad != '\0') {
+      EXPECT_EQ(loaded.issues[0].message.find(bad), std::string::npos);  // never echoed
+    }
+  }
+}
+
 TEST(PolicyConfig, RejectsListsThatAreNotJson) {
   for (const char* bad : {"[", "not json", "['PATH']", "[\"PATH\",]", "", "[] // note"}) {
     SCOPED_TRACE(bad);

@@ -19,6 +19,8 @@
 
 #include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/ownership.h"
+#include "helpers/sampler/pids-bound.h"
+#include "helpers/sampler/proc-stat.h"
 #include "supervisor/owned-cleanup.h"
 #include "supervisor/run-token.h"
 
@@ -307,6 +309,24 @@ TEST(CaptureCgroupPath, AcceptsOnlyTheCapturesOwnGroup) {
   EXPECT_FALSE(isCaptureCgroupPath(mount + "/../rea-" + token, token));
   EXPECT_FALSE(isCaptureCgroupPath("/tmp/rea-" + token, token));
   EXPECT_FALSE(isCaptureCgroupPath("rea-" + token, token));
+}
+
+TEST(PidsGroupPath, AcceptsOnlyTheCapturesOwnGroupInTheV1PidsHierarchy) {
+  std::string token = newRunToken();
+  auto mountinfo = helper::readProcFile("/proc/self/mountinfo");
+  std::string mount;
+  KJ_IF_MAYBE (found, helper::findCgroup1Mount(mountinfo.text, "pids")) {
+    mount = *found;
+  } else {
+    GTEST_SKIP() << "no cgroup v1 pids hierarchy";
+  }
+  EXPECT_TRUE(isPidsGroupPath(mount + "/rea-" + token, token));
+  EXPECT_FALSE(isPidsGroupPath(mount + "/rea-" + newRunToken(), token));
+  EXPECT_FALSE(isPidsGroupPath(mount + "/../rea-" + token, token));
+  KJ_IF_MAYBE (v2, helper::findCgroup2Mount()) {
+    EXPECT_FALSE(isPidsGroupPath(*v2 + "/rea-" + token, token));  // the other hierarchy
+  }
+  EXPECT_FALSE(isPidsGroupPath("/tmp/rea-" + token, token));
 }
 
 }  // namespace

@@ -1,0 +1,172 @@
+#include "helpers/sampler/pids-bound.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "helpers/sampler/proc-stat.h"
+
+namespace rea::helper {
+namespace {
+
+bool writeWhole(const std::string& path, const std::string& text, int& error) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = errno;
+    return false;
+  }
+  ssize_t n;
+  do {
+    n = write(fd, text.data(), text.size());
+  } while (n < 0 && errno == EINTR);
+  error = n == ssize_t(text.size()) ? 0 : (n < 0 ? errno : EIO);
+  close(fd);
+  return error == 0;
+}
+
+bool hasWord(const std::string& text, const std::string& word) {
+  std::istringstream words(text);
+  std::string each;
+  while (words >> each) {
+    if (each == word) return true;
+  }
+  return false;
+}
+
+std::string parentOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+// This process's group in the v1 hierarchy of `controller` ("N:pids:/some/path"), or "".
+std::string ownCgroup1Path(const std::string& controller) {
+  auto read = readProcFile("/proc/self/cgroup");
+  std::istringstream lines(read.text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t first = line.find(':');
+    size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    std::istringstream controllers(line.substr(first + 1, second - first - 1));
+    std::string each;
+    while (std::getline(controllers, each, ',')) {
+      if (each == controller) return line.substr(second + 1);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
+                                        const std::string& controller) {
+  std::istringstream lines(mountinfo);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // id parent major:minor root mount-point options [optional...] - fstype source super-options
+    size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream tail(line.substr(dash + 3));
+    std::string fstype, source, options;
+    if (!(tail >> fstype >> source >> options) || fstype != "cgroup") continue;
+    std::istringstream each(options);
+    std::string option;
+    bool found = false;
+    while (std::getline(each, option, ',')) {
+      if (option == controller) found = true;
+    }
+    if (!found) continue;
+    std::istringstream head(line.substr(0, dash));
+    std::string id, parent, device, root, mountPoint;
+    if (!(head >> id >> parent >> device >> root >> mountPoint)) continue;
+    // Mount points with spaces are octal-escaped; a cgroup hierarchy's never has one in
+    // practice, and a path we cannot spell is one we do not use.
+    if (mountPoint.find('\\') != std::string::npos) continue;
+    return mountPoint;
+  }
+  return nullptr;
+}
+
+kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& captureCgroupPath,
+                                                            const std::string& runToken,
+                                                            uint32_t maxPids) {
+  kj::OneOf<kj::Own<PidsBound>, std::string> result;
+  std::string limit = std::to_string(maxPids) + "\n";
+  int error = 0;
+  // cgroup v2: the controller is ours when the parent hands it down.
+  auto delegated = readProcFile(parentOf(captureCgroupPath) + "/cgroup.subtree_control");
+  if (hasWord(delegated.text, "pids")) {
+    if (!writeWhole(captureCgroupPath + "/pids.max", limit, error)) {
+      result = "cannot set pids.max of the capture cgroup: " + std::string(strerror(error));
+      return result;
+    }
+    result = kj::heap<PidsBound>(captureCgroupPath + "/pids.events", "", maxPids);
+    return result;
+  }
+  // cgroup v1: a group of our own in the pids hierarchy.
+  auto mountinfo = readProcFile("/proc/self/mountinfo");
+  std::string mount;
+  KJ_IF_MAYBE (found, findCgroup1Mount(mountinfo.text, "pids")) {
+    mount = *found;
+  } else {
+    result = std::string(
+        "no pids controller: the capture cgroup's parent does not delegate it (cgroup v2) and "
+        "no cgroup v1 pids hierarchy is mounted");
+    return result;
+  }
+  std::vector<std::string> parents = {mount};
+  std::string own = ownCgroup1Path("pids");
+  if (!own.empty() && own != "/") parents.push_back(mount + own);
+  std::string reason;
+  for (const auto& parent : parents) {
+    std::string group = parent + "/rea-" + runToken;
+    if (mkdir(group.c_str(), 0755) != 0) {
+      if (reason.empty()) {
+        reason = "cannot create a group in the cgroup v1 pids hierarchy under " + parent + ": " +
+                 strerror(errno);
+      }
+      continue;
+    }
+    if (!writeWhole(group + "/pids.max", limit, error)) {
+      rmdir(group.c_str());
+      result = "cannot set pids.max of " + group + ": " + std::string(strerror(error));
+      return result;
+    }
+    result = kj::heap<PidsBound>(group + "/pids.events", group, maxPids);
+    return result;
+  }
+  result = kj::mv(reason);
+  return result;
+}
+
+PidsBound::PidsBound(std::string eventsPath, std::string v1GroupPath, uint32_t maxPids)
+    : eventsPath(kj::mv(eventsPath)), v1Group(kj::mv(v1GroupPath)), max(maxPids) {}
+
+PidsBound::~PidsBound() noexcept(false) {
+  // Normally the capture's cleanup removed it; a member dying just now gets ~1 s.
+  for (int attempt = 0; attempt < 100 && !remove(); ++attempt) {
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+uint64_t PidsBound::limitHits() {
+  auto read = readProcFile(eventsPath);
+  if (read.status != ProcRead::OK) return 0;
+  size_t at = read.text.find("max ");
+  if (at == std::string::npos || (at > 0 && read.text[at - 1] != '\n')) return 0;
+  return strtoull(read.text.c_str() + at + 4, nullptr, 10);
+}
+
+bool PidsBound::remove() {
+  if (removed || v1Group.empty()) return removed = true;
+  if (rmdir(v1Group.c_str()) == 0 || errno == ENOENT) removed = true;
+  return removed;
+}
+
+}  // namespace rea::helper

@@ -1,0 +1,105 @@
+// The capture's bound on live processes (issue 18.7) with a real capture cgroup and real forks
+// (needs root and a pids controller; skips otherwise).
+
+#include "helpers/sampler/pids-bound.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/sampler-test-support.h"
+
+namespace rea::helper {
+namespace {
+
+using testing::freshToken;
+
+const char MOUNTINFO[] =
+    "30 22 0:27 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+    "31 30 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+    "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
+    "40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+
+TEST(PidsBoundMount, FindsTheV1HierarchyOfAController) {
+  EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup1Mount(MOUNTINFO, "pids")), "/sys/fs/cgroup/pids");
+  EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup1Mount(MOUNTINFO, "cpuacct")),
+            "/sys/fs/cgroup/cpu,cpuacct");
+  EXPECT_EQ(findCgroup1Mount(MOUNTINFO, "memory"), nullptr);
+  EXPECT_EQ(findCgroup1Mount("40 30 0:37 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,pids\n", "pids"),
+            nullptr);  // cgroup2 is not a v1 hierarchy
+  EXPECT_EQ(findCgroup1Mount("", "pids"), nullptr);
+}
+
+// In a child: joins `joinPath` (if any), then forks `tries` children that sleep; exits with the
+// number of forks that failed. The children die with it (killed by the caller's group kill).
+int forkFailures(const std::string& joinPath, CaptureCgroup& group, int tries) {
+  pid_t pid = cloneIntoCgroup(group.dirFd());
+  if (pid == 0) {
+    if (!joinPath.empty()) {
+      int procs = open((joinPath + "/cgroup.procs").c_str(), O_WRONLY);
+      if (procs < 0 || write(procs, "0", 1) != 1) _exit(100);
+      close(procs);
+    }
+    int failed = 0;
+    for (int i = 0; i < tries; ++i) {
+      pid_t child = fork();
+      if (child == 0) {
+        pause();
+        _exit(0);
+      }
+      if (child < 0) ++failed;
+    }
+    _exit(failed);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(PidsBound, RefusesForksBeyondTheBoundAndCountsThem) {
+  std::string token = freshToken();
+  auto made = CaptureCgroup::create(token);
+  if (made.is<std::string>()) GTEST_SKIP() << made.get<std::string>();
+  auto group = kj::mv(made.get<kj::Own<CaptureCgroup>>());
+  auto applied = PidsBound::apply(group->path(), token, 4);
+  if (applied.is<std::string>()) GTEST_SKIP() << applied.get<std::string>();
+  auto bound = kj::mv(applied.get<kj::Own<PidsBound>>());
+  EXPECT_EQ(bound->maxPids(), 4u);
+  EXPECT_EQ(bound->limitHits(), 0u);
+  // The parent counts against the bound: 3 children fit, 3 of 6 forks are refused.
+  EXPECT_EQ(forkFailures(bound->joinPath(), *group, 6), 3);
+  EXPECT_EQ(bound->limitHits(), 3u);
+  group->kill();
+  for (int i = 0; i < 200 && !bound->remove(); ++i)
+    usleep(10 * 1000);
+  EXPECT_TRUE(bound->remove());
+  if (!bound->joinPath().empty()) {
+    EXPECT_NE(access(bound->joinPath().c_str(), F_OK), 0);
+  }
+}
+
+TEST(PidsBound, AV1GroupIsNamedAfterTheTokenInThePidsHierarchy) {
+  std::string token = freshToken();
+  auto made = CaptureCgroup::create(token);
+  if (made.is<std::string>()) GTEST_SKIP() << made.get<std::string>();
+  auto group = kj::mv(made.get<kj::Own<CaptureCgroup>>());
+  auto applied = PidsBound::apply(group->path(), token, 10);
+  if (applied.is<std::string>()) GTEST_SKIP() << applied.get<std::string>();
+  auto bound = kj::mv(applied.get<kj::Own<PidsBound>>());
+  if (bound->joinPath().empty()) GTEST_SKIP() << "the bound is cgroup v2's here";
+  auto mountinfo = readProcFile("/proc/self/mountinfo");
+  std::string mount = KJ_ASSERT_NONNULL(findCgroup1Mount(mountinfo.text, "pids"));
+  EXPECT_EQ(bound->joinPath().rfind(mount + "/", 0), 0u);
+  EXPECT_EQ(bound->joinPath().substr(bound->joinPath().size() - token.size() - 4), "rea-" + token);
+  auto max = readProcFile(bound->joinPath() + "/pids.max");
+  EXPECT_EQ(max.text, "10\n");
+  std::string path = bound->joinPath();
+  bound = nullptr;  // empty: removed at destruction
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+}
+
+}  // namespace
+}  // namespace rea::helper
