@@ -70,7 +70,8 @@ void removeOrphanPidsGroups(const std::vector<std::string>& captureParents,
   } else {
     return;
   }
-  DIR* dir = opendir(mount.c_str());
+  std::string parent = helper::pidsGroupParent(mount);
+  DIR* dir = opendir(parent.c_str());
   if (dir == nullptr) return;
   std::vector<std::string> names;
   while (struct dirent* entry = readdir(dir)) {
@@ -82,7 +83,7 @@ void removeOrphanPidsGroups(const std::vector<std::string>& captureParents,
     for (const auto& parent : captureParents) {
       if (access((parent + "/" + name).c_str(), F_OK) == 0) captureLives = true;
     }
-    std::string path = mount + "/" + name;
+    std::string path = parent + "/" + name;
     if (!captureLives && rmdir(path.c_str()) == 0) result.removed.push_back(path);
   }
 }

@@ -92,6 +92,11 @@ kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
   return nullptr;
 }
 
+std::string pidsGroupParent(const std::string& mount) {
+  std::string own = ownCgroup1Path("pids");
+  return own.empty() || own == "/" ? mount : mount + own;
+}
+
 kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& captureCgroupPath,
                                                             const std::string& runToken,
                                                             uint32_t maxPids) {
@@ -119,18 +124,15 @@ kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& c
         "no cgroup v1 pids hierarchy is mounted");
     return result;
   }
-  std::vector<std::string> parents = {mount};
-  std::string own = ownCgroup1Path("pids");
-  if (!own.empty() && own != "/") parents.push_back(mount + own);
-  std::string reason;
-  for (const auto& parent : parents) {
+  // Inside our own group: a bound the machine already puts on rea (a container's) still holds
+  // for the target; a group beside it would escape that bound.
+  std::string parent = pidsGroupParent(mount);
+  {
     std::string group = parent + "/rea-" + runToken;
     if (mkdir(group.c_str(), 0755) != 0) {
-      if (reason.empty()) {
-        reason = "cannot create a group in the cgroup v1 pids hierarchy under " + parent + ": " +
-                 strerror(errno);
-      }
-      continue;
+      result = "cannot create a group in the cgroup v1 pids hierarchy under " + parent + ": " +
+               strerror(errno);
+      return result;
     }
     if (!writeWhole(group + "/pids.max", limit, error)) {
       rmdir(group.c_str());
@@ -140,8 +142,6 @@ kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& c
     result = kj::heap<PidsBound>(group + "/pids.events", group, maxPids);
     return result;
   }
-  result = kj::mv(reason);
-  return result;
 }
 
 PidsBound::PidsBound(std::string eventsPath, std::string v1GroupPath, uint32_t maxPids)
