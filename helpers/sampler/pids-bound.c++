@@ -94,7 +94,14 @@ kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
 
 std::string pidsGroupParent(const std::string& mount) {
   std::string own = ownCgroup1Path("pids");
-  return own.empty() || own == "/" ? mount : mount + own;
+  // /proc/self/cgroup may name a group this mount does not show (another cgroup namespace's
+  // view, as this machine kind does for its memory hierarchy): then the mount's root it is.
+  struct stat info;
+  if (own.empty() || own == "/" || stat((mount + own).c_str(), &info) != 0 ||
+      !S_ISDIR(info.st_mode)) {
+    return mount;
+  }
+  return mount + own;
 }
 
 kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& captureCgroupPath,

@@ -34,7 +34,8 @@ kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
 
 std::string pidsGroupParent(const std::string& mount);
 // Where v1 pids groups are made under the hierarchy at `mount`: this process's own group there
-// (so that a bound the machine puts on rea still holds for the target), or `mount` itself.
+// (so that a bound the machine puts on rea still holds for the target) when the mount shows it,
+// else `mount` itself.
 
 class PidsBound {
  public:
