@@ -90,7 +90,7 @@ done
 for name in tests-build tests-build-asan serial-tests; do
   [[ -f "$logs/$name.log" ]] || continue
   awk -v stage="$name" '
-    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*/ {
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*/ && !/\*\*\*Skipped/ {
       on = (shown++ < 4); n = 0
       if (on) { sub(/ \.\.\.+.*\*\*\*/, " ***"); print "why " stage ":" $0 }
       next
