@@ -162,8 +162,8 @@ class SamplerJobServer final : public schema::SamplerJob::Server,
     KJ_REQUIRE(stopped || !started, "cleanup comes after stop");
     cleanedUp = true;
     return observer.cleanup().then([this, call](CleanupReport report) mutable {
-      // Every member is gone now: the v1 pids group (if any) can go (before the capture
-      // cgroup, pids-bound.h); one that cannot is removed by the next capture's sweep.
+      // Every member is gone now, so the v1 pids group (if any) can go; one that cannot (a
+      // member still dying) is removed by the next capture's sweep (pids-bound.h).
       KJ_IF_MAYBE (bound, pids) {
         (*bound)->remove();
       }
