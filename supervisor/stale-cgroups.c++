@@ -58,6 +58,18 @@ std::string removeGroup(const std::string& path) {
   return "still busy after cgroup.kill (a child group, or members that do not die)";
 }
 
+// The `rea-<run token>` entries of `parent` (none when it cannot be listed).
+std::vector<std::string> captureGroupNamesIn(const std::string& parent) {
+  std::vector<std::string> names;
+  DIR* dir = opendir(parent.c_str());
+  if (dir == nullptr) return names;
+  while (struct dirent* entry = readdir(dir)) {
+    if (helper::isCaptureCgroupName(entry->d_name)) names.push_back(entry->d_name);
+  }
+  closedir(dir);
+  return names;
+}
+
 // Issue 18.7: a v1 pids group (helpers/sampler/pids-bound.h) lives inside the life of its
 // capture cgroup; one whose capture cgroup is gone is left over. rmdir only takes an empty
 // group, so a live capture's is never touched.
@@ -71,14 +83,7 @@ void removeOrphanPidsGroups(const std::vector<std::string>& captureParents,
     return;
   }
   std::string parent = helper::pidsGroupParent(mount);
-  DIR* dir = opendir(parent.c_str());
-  if (dir == nullptr) return;
-  std::vector<std::string> names;
-  while (struct dirent* entry = readdir(dir)) {
-    if (helper::isCaptureCgroupName(entry->d_name)) names.push_back(entry->d_name);
-  }
-  closedir(dir);
-  for (const auto& name : names) {
+  for (const auto& name : captureGroupNamesIn(parent)) {
     bool captureLives = false;
     for (const auto& parent : captureParents) {
       if (access((parent + "/" + name).c_str(), F_OK) == 0) captureLives = true;
@@ -102,14 +107,7 @@ StaleCaptureCgroups findStaleCaptureCgroups(bool remove) {
   if (!ourNamespace) return result;
   std::set<std::string> seen;
   for (const auto& parent : helper::captureCgroupParents(mount)) {
-    DIR* dir = opendir(parent.c_str());
-    if (dir == nullptr) continue;
-    std::vector<std::string> names;
-    while (struct dirent* entry = readdir(dir)) {
-      if (helper::isCaptureCgroupName(entry->d_name)) names.push_back(entry->d_name);
-    }
-    closedir(dir);
-    for (const auto& name : names) {
+    for (const auto& name : captureGroupNamesIn(parent)) {
       std::string path = parent + "/" + name;
       struct stat st;
       if (!seen.insert(path).second || lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -61,21 +61,29 @@ void sleepMs(long ms) {
 
 }  // namespace
 
-kj::Maybe<std::string> findCgroup2Mount(const std::string& mountinfo) {
+std::vector<MountEntry> parseMountinfo(const std::string& mountinfo) {
+  std::vector<MountEntry> entries;
   std::istringstream lines(mountinfo);
   std::string line;
   while (std::getline(lines, line)) {
     // id parent major:minor root mount-point options [optional...] - fstype source super-options
     size_t dash = line.find(" - ");
     if (dash == std::string::npos) continue;
-    std::istringstream tail(line.substr(dash + 3));
-    std::string fstype;
-    tail >> fstype;
-    if (fstype != "cgroup2") continue;
     std::istringstream head(line.substr(0, dash));
-    std::string id, parent, device, root, mountPoint;
+    std::istringstream tail(line.substr(dash + 3));
+    std::string id, parent, device, root, mountPoint, source;
+    MountEntry entry;
     if (!(head >> id >> parent >> device >> root >> mountPoint)) continue;
-    return unescapeMountField(mountPoint);
+    if (!(tail >> entry.fstype >> source >> entry.superOptions)) continue;
+    entry.mountPoint = unescapeMountField(mountPoint);
+    entries.push_back(kj::mv(entry));
+  }
+  return entries;
+}
+
+kj::Maybe<std::string> findCgroup2Mount(const std::string& mountinfo) {
+  for (auto& entry : parseMountinfo(mountinfo)) {
+    if (entry.fstype == "cgroup2") return kj::mv(entry.mountPoint);
   }
   return nullptr;
 }

@@ -30,6 +30,15 @@
 
 namespace rea::helper {
 
+struct MountEntry {
+  std::string mountPoint;    // field 5, the kernel's octal escapes (\040 \011 \012 \134) decoded
+  std::string fstype;        // after the " - " separator
+  std::string superOptions;  // comma-separated ("rw,pids" for a cgroup v1 pids hierarchy)
+};
+
+std::vector<MountEntry> parseMountinfo(const std::string& mountinfo);
+// Every well-formed line of a /proc/self/mountinfo text, in order.
+
 kj::Maybe<std::string> findCgroup2Mount(const std::string& mountinfo);
 // The mount point of the first cgroup2 filesystem in a /proc/self/mountinfo text (field 5, with
 // the kernel's octal escapes \040 \011 \012 \134 decoded); empty when there is none.

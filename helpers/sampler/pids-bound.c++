@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "helpers/sampler/capture-cgroup.h"
 #include "helpers/sampler/proc-stat.h"
 
 namespace rea::helper {
@@ -65,29 +66,13 @@ std::string ownCgroup1Path(const std::string& controller) {
 
 kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
                                         const std::string& controller) {
-  std::istringstream lines(mountinfo);
-  std::string line;
-  while (std::getline(lines, line)) {
-    // id parent major:minor root mount-point options [optional...] - fstype source super-options
-    size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream tail(line.substr(dash + 3));
-    std::string fstype, source, options;
-    if (!(tail >> fstype >> source >> options) || fstype != "cgroup") continue;
-    std::istringstream each(options);
+  for (auto& entry : parseMountinfo(mountinfo)) {
+    if (entry.fstype != "cgroup") continue;
+    std::istringstream options(entry.superOptions);
     std::string option;
-    bool found = false;
-    while (std::getline(each, option, ',')) {
-      if (option == controller) found = true;
+    while (std::getline(options, option, ',')) {
+      if (option == controller) return kj::mv(entry.mountPoint);
     }
-    if (!found) continue;
-    std::istringstream head(line.substr(0, dash));
-    std::string id, parent, device, root, mountPoint;
-    if (!(head >> id >> parent >> device >> root >> mountPoint)) continue;
-    // Mount points with spaces are octal-escaped; a cgroup hierarchy's never has one in
-    // practice, and a path we cannot spell is one we do not use.
-    if (mountPoint.find('\\') != std::string::npos) continue;
-    return mountPoint;
   }
   return nullptr;
 }

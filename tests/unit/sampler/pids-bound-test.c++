@@ -59,14 +59,34 @@ int forkFailures(const std::string& joinPath, CaptureCgroup& group, int tries) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST(PidsBound, RefusesForksBeyondTheBoundAndCountsThem) {
+// A fresh capture cgroup with a bound of `maxPids`, or why this machine cannot have one.
+struct BoundGroup {
   std::string token = freshToken();
-  auto made = CaptureCgroup::create(token);
-  if (made.is<std::string>()) GTEST_SKIP() << made.get<std::string>();
-  auto group = kj::mv(made.get<kj::Own<CaptureCgroup>>());
-  auto applied = PidsBound::apply(group->path(), token, 4);
-  if (applied.is<std::string>()) GTEST_SKIP() << applied.get<std::string>();
-  auto bound = kj::mv(applied.get<kj::Own<PidsBound>>());
+  kj::Own<CaptureCgroup> group;
+  kj::Own<PidsBound> bound;
+  std::string whyNot;
+
+  explicit BoundGroup(uint32_t maxPids) {
+    auto made = CaptureCgroup::create(token);
+    if (made.is<std::string>()) {
+      whyNot = made.get<std::string>();
+      return;
+    }
+    group = kj::mv(made.get<kj::Own<CaptureCgroup>>());
+    auto applied = PidsBound::apply(group->path(), token, maxPids);
+    if (applied.is<std::string>()) {
+      whyNot = applied.get<std::string>();
+      return;
+    }
+    bound = kj::mv(applied.get<kj::Own<PidsBound>>());
+  }
+};
+
+TEST(PidsBound, RefusesForksBeyondTheBoundAndCountsThem) {
+  BoundGroup made(4);
+  if (made.bound.get() == nullptr) GTEST_SKIP() << made.whyNot;
+  auto& group = made.group;
+  auto& bound = made.bound;
   EXPECT_EQ(bound->maxPids(), 4u);
   EXPECT_EQ(bound->limitHits(), 0u);
   // The parent counts against the bound: 3 children fit, 3 of 6 forks are refused.
@@ -82,13 +102,10 @@ TEST(PidsBound, RefusesForksBeyondTheBoundAndCountsThem) {
 }
 
 TEST(PidsBound, AV1GroupIsNamedAfterTheTokenInThePidsHierarchy) {
-  std::string token = freshToken();
-  auto made = CaptureCgroup::create(token);
-  if (made.is<std::string>()) GTEST_SKIP() << made.get<std::string>();
-  auto group = kj::mv(made.get<kj::Own<CaptureCgroup>>());
-  auto applied = PidsBound::apply(group->path(), token, 10);
-  if (applied.is<std::string>()) GTEST_SKIP() << applied.get<std::string>();
-  auto bound = kj::mv(applied.get<kj::Own<PidsBound>>());
+  BoundGroup made(10);
+  if (made.bound.get() == nullptr) GTEST_SKIP() << made.whyNot;
+  const std::string& token = made.token;
+  auto& bound = made.bound;
   if (bound->joinPath().empty()) GTEST_SKIP() << "the bound is cgroup v2's here";
   auto mountinfo = readProcFile("/proc/self/mountinfo");
   std::string mount = KJ_ASSERT_NONNULL(findCgroup1Mount(mountinfo.text, "pids"));
