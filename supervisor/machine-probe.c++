@@ -2,7 +2,7 @@
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/pids-bound.h"
+#include "helpers/common/system/cgroup-mounts.h"
 
 #include <fcntl.h>
 #include <linux/cn_proc.h>
@@ -20,7 +20,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 namespace rea::supervisor {
 namespace {
@@ -64,22 +63,24 @@ ProbeResult probeProc() {
 
 ProbeResult probeCgroup2() {
   ProbeResult r{"cgroup2", false, "", "", false};
-  auto mount = findCgroup2Mount();
-  if (!mount) {
+  std::string mount;
+  KJ_IF_MAYBE (found, helper::findCgroup2Mount()) {
+    mount = *found;
+  } else {
     r.detail = "no cgroup2 hierarchy in /proc/self/mountinfo";
     r.effect = "process observation is sampled from /proc";
     return r;
   }
-  std::string probe = *mount + "/rea-doctor-probe-" + std::to_string(getpid());
+  std::string probe = mount + "/rea-doctor-probe-" + std::to_string(getpid());
   if (mkdir(probe.c_str(), 0755) != 0) {
-    r.detail = "mounted at " + *mount + " but not writable: " + errnoText(errno);
+    r.detail = "mounted at " + mount + " but not writable: " + errnoText(errno);
     r.effect = "process observation is sampled from /proc";
     return r;
   }
   bool killable = access((probe + "/cgroup.kill").c_str(), W_OK) == 0;
   rmdir(probe.c_str());
   r.available = killable;
-  r.detail = "mounted at " + *mount +
+  r.detail = "mounted at " + mount +
              (killable ? ", writable, cgroup.kill present" : ", writable, but no cgroup.kill");
   r.effect = killable ? "each capture gets its own cgroup: exact membership, cgroup.kill cleanup"
                       : "process observation is sampled from /proc";
@@ -90,7 +91,7 @@ ProbeResult probePidsBound() {
   // Issue 18.7 (helpers/sampler/pids-bound.h): where REA_PROCESS_MAX_PIDS can be enforced.
   ProbeResult r{"pids_bound", false, "", "", false};
   const char* effect = "REA_PROCESS_MAX_PIDS bounds each capture's live processes";
-  if (auto mount = findCgroup2Mount()) {
+  KJ_IF_MAYBE (mount, helper::findCgroup2Mount()) {
     std::ifstream control(*mount + "/cgroup.subtree_control");
     std::string word;
     while (control >> word) {
@@ -101,11 +102,8 @@ ProbeResult probePidsBound() {
       return r;
     }
   }
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::stringstream text;
-  text << mountinfo.rdbuf();
   std::string v1;
-  KJ_IF_MAYBE (found, helper::findCgroup1Mount(text.str(), "pids")) {
+  KJ_IF_MAYBE (found, helper::findCgroup1Mount("pids")) {
     v1 = *found;
   } else {
     r.detail = "no pids controller: not delegated in cgroup2, no cgroup v1 pids hierarchy";
@@ -273,25 +271,6 @@ ProbeResult probeExecNotify() {
 }
 
 }  // namespace
-
-std::optional<std::string> findCgroup2Mount() {
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(mountinfo, line)) {
-    // id parent major:minor root mountpoint options [optional...] - fstype source superopts
-    size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream tail(line.substr(dash + 3));
-    std::string fstype;
-    tail >> fstype;
-    if (fstype != "cgroup2") continue;
-    std::istringstream head(line.substr(0, dash));
-    std::string id, parent, device, root, mountPoint;
-    head >> id >> parent >> device >> root >> mountPoint;
-    return mountPoint;
-  }
-  return std::nullopt;
-}
 
 std::vector<ProbeResult> probeMachine() {
   return {probePty(),   probeProc(),    probeCgroup2(), probePidsBound(), probeProcConnector(),

@@ -25,8 +25,4 @@ struct ProbeResult {
 
 std::vector<ProbeResult> probeMachine();
 
-std::optional<std::string> findCgroup2Mount();
-// The mount point of the cgroup v2 hierarchy from /proc/self/mountinfo (fstype "cgroup2"),
-// e.g. /sys/fs/cgroup or /sys/fs/cgroup/unified; nullopt when none is mounted.
-
 }  // namespace rea::supervisor

@@ -5,15 +5,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <fstream>
-
 #include <kj/debug.h>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "helpers/sampler/capture-scope.h"
-#include "helpers/sampler/ownership.h"
-#include "helpers/sampler/pids-bound.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "helpers/common/system/capture-scope.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "helpers/common/system/ownership.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::supervisor {
 namespace {
@@ -91,23 +89,6 @@ void cleanUpRootGroup(OwnedCleanup& result, const std::string& runToken, pid_t r
   note(result, "owned process group signal failed");
 }
 
-std::vector<std::string> cgroupCandidates(const std::string& runToken) {
-  // Where a sampler would have made the capture cgroup (capture-cgroup.c++): under the cgroup2
-  // mount, or under our own group there (the helper inherits it).
-  std::vector<std::string> paths;
-  KJ_IF_MAYBE (mount, helper::findCgroup2Mount()) {
-    paths.push_back(*mount + "/rea-" + runToken);
-    std::ifstream own("/proc/self/cgroup");
-    std::string line;
-    while (std::getline(own, line)) {
-      if (line.compare(0, 3, "0::") == 0 && line.size() > 4) {
-        paths.push_back(*mount + line.substr(3) + "/rea-" + runToken);
-      }
-    }
-  }
-  return paths;
-}
-
 }  // namespace
 
 OwnedCleanup cleanUpOwnedProcesses(const std::string& cgroupPath, const std::string& runToken,
@@ -118,7 +99,7 @@ OwnedCleanup cleanUpOwnedProcesses(const std::string& cgroupPath, const std::str
   } else if (!runToken.empty()) {
     // The helper may have made the group before it could tell us (lost or cancelled during
     // prepare): look where it would be.
-    for (const auto& path : cgroupCandidates(runToken)) {
+    for (const auto& path : helper::captureCgroupCandidates(runToken)) {
       if (access(path.c_str(), F_OK) == 0) cleanUpCgroup(result, path, runToken);
     }
   }
@@ -165,8 +146,7 @@ bool isCaptureCgroupPath(const std::string& path, const std::string& runToken) {
 }
 
 bool isPidsGroupPath(const std::string& path, const std::string& runToken) {
-  auto mountinfo = helper::readProcFile("/proc/self/mountinfo");
-  return isRunTokenGroupUnder(path, runToken, helper::findCgroup1Mount(mountinfo.text, "pids"));
+  return isRunTokenGroupUnder(path, runToken, helper::findCgroup1Mount("pids"));
 }
 
 }  // namespace rea::supervisor

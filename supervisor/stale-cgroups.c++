@@ -11,10 +11,8 @@
 #include <cstring>
 #include <set>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "helpers/sampler/pids-bound.h"
-#include "helpers/sampler/proc-stat.h"
-#include "helpers/sampler/cgroup-owner.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "helpers/common/system/cgroup-owner.h"
 
 namespace rea::supervisor {
 namespace {
@@ -75,9 +73,8 @@ std::vector<std::string> captureGroupNamesIn(const std::string& parent) {
 // group, so a live capture's is never touched.
 void removeOrphanPidsGroups(const std::vector<std::string>& captureParents,
                             StaleCaptureCgroups& result) {
-  auto mountinfo = helper::readProcFile("/proc/self/mountinfo");
   std::string mount;
-  KJ_IF_MAYBE (found, helper::findCgroup1Mount(mountinfo.text, "pids")) {
+  KJ_IF_MAYBE (found, helper::findCgroup1Mount("pids")) {
     mount = *found;
   } else {
     return;

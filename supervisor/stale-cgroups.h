@@ -1,9 +1,9 @@
 #pragma once
 // Capture cgroups left behind by a rea that was SIGKILLed (issue "Reliability": the next rea run
 // or `rea doctor --clean` removes them). Finds every `rea-<run token>` group where the sampler
-// makes them (helpers/sampler/capture-cgroup.h: the cgroup2 root, then rea's own cgroup) and
-// judges each by its owner record (helpers/sampler/cgroup-owner.h): only a group whose owner
-// provably ended is stale; a live capture's group is never touched.
+// makes them (helpers/common/system/cgroup-mounts.h: the cgroup2 root, then rea's own cgroup)
+// and judges each by its owner record (helpers/common/system/cgroup-owner.h): only a group whose
+// owner provably ended is stale; a live capture's group is never touched.
 //
 // Removal of a stale group: cgroup.kill when anything is still inside (membership of a capture
 // cgroup is proof of descent from that capture's target: a process is born there or moved

@@ -5,7 +5,7 @@
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
 #include "helpers/sampler/settlement.h"
 
 namespace rea::helper {

@@ -36,7 +36,7 @@
 #include <kj/async.h>
 #include <kj/timer.h>
 
-#include "helpers/sampler/capture-scope.h"
+#include "helpers/common/system/capture-scope.h"
 
 namespace rea::helper {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "helpers/common/system/proc-stat.h"
 #include "helpers/sampler/proc-connector.h"
-#include "helpers/sampler/proc-stat.h"
 #include "helpers/sampler/sample-recorder.h"
 
 namespace rea::helper {

@@ -17,7 +17,7 @@
 #include <kj/debug.h>
 
 #include "helpers/common/exec-channel.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 namespace {
@@ -44,50 +44,7 @@ std::string parentOf(const std::string& path) {
   return slash == std::string::npos || slash == 0 ? std::string("/") : path.substr(0, slash);
 }
 
-// This process's group in the v1 hierarchy of `controller` ("N:pids:/some/path"), or "".
-std::string ownCgroup1Path(const std::string& controller) {
-  auto read = readProcFile("/proc/self/cgroup");
-  std::istringstream lines(read.text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    size_t first = line.find(':');
-    size_t second = first == std::string::npos ? first : line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    std::istringstream controllers(line.substr(first + 1, second - first - 1));
-    std::string each;
-    while (std::getline(controllers, each, ',')) {
-      if (each == controller) return line.substr(second + 1);
-    }
-  }
-  return {};
-}
-
 }  // namespace
-
-kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
-                                        const std::string& controller) {
-  for (auto& entry : parseMountinfo(mountinfo)) {
-    if (entry.fstype != "cgroup") continue;
-    std::istringstream options(entry.superOptions);
-    std::string option;
-    while (std::getline(options, option, ',')) {
-      if (option == controller) return kj::mv(entry.mountPoint);
-    }
-  }
-  return nullptr;
-}
-
-std::string pidsGroupParent(const std::string& mount) {
-  std::string own = ownCgroup1Path("pids");
-  // /proc/self/cgroup may name a group this mount does not show (another cgroup namespace's
-  // view, as this machine kind does for its memory hierarchy): then the mount's root it is.
-  struct stat info;
-  if (own.empty() || own == "/" || stat((mount + own).c_str(), &info) != 0 ||
-      !S_ISDIR(info.st_mode)) {
-    return mount;
-  }
-  return mount + own;
-}
 
 kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& captureCgroupPath,
                                                             const std::string& runToken,
@@ -106,9 +63,8 @@ kj::OneOf<kj::Own<PidsBound>, std::string> PidsBound::apply(const std::string& c
     return result;
   }
   // cgroup v1: a group of our own in the pids hierarchy.
-  auto mountinfo = readProcFile("/proc/self/mountinfo");
   std::string mount;
-  KJ_IF_MAYBE (found, findCgroup1Mount(mountinfo.text, "pids")) {
+  KJ_IF_MAYBE (found, findCgroup1Mount("pids")) {
     mount = *found;
   } else {
     result = std::string(

@@ -9,10 +9,11 @@
 //     (it is then enabled in the parent's cgroup.subtree_control);
 //   - cgroup v1: on a hybrid machine (v2 mounted beside v1 controllers, as on Debian 12 here)
 //     the pids controller belongs to a v1 hierarchy. A group `rea-<run token>` is made there,
-//     inside rea's own group (pidsGroupParent()), and the launcher joins it before the target
-//     execs (joinPath(): write "0" to its cgroup.procs); every descendant is born in it. It is
-//     removed once the capture's cleanup killed every member; an empty one whose capture cgroup
-//     is gone is left over (supervisor/stale-cgroups.c++ removes it).
+//     inside rea's own group (pidsGroupParent(), helpers/common/system/cgroup-mounts.h), and the
+//     launcher joins it before the target execs (joinPath(): write "0" to its cgroup.procs); every
+//     descendant is born in it. It is removed once the capture's cleanup killed every member; an
+//     empty one whose capture cgroup is gone is left over (supervisor/stale-cgroups.c++ removes
+//     it).
 // Neither: apply() says why, and the target runs unbounded (rea doctor says so too).
 //
 // Errors: apply() reports an unusable machine as a reason, never by throwing; limitHits()
@@ -26,16 +27,6 @@
 #include <kj/one-of.h>
 
 namespace rea::helper {
-
-kj::Maybe<std::string> findCgroup1Mount(const std::string& mountinfo,
-                                        const std::string& controller);
-// The mount point of the cgroup v1 hierarchy that has `controller` among its super options,
-// in a /proc/self/mountinfo text; nullptr when there is none.
-
-std::string pidsGroupParent(const std::string& mount);
-// Where v1 pids groups are made under the hierarchy at `mount`: this process's own group there
-// (so that a bound the machine puts on rea still holds for the target) when the mount shows it,
-// else `mount` itself.
 
 class PidsBound {
  public:

@@ -10,7 +10,8 @@
 #include <kj/debug.h>
 
 #include "helpers/common/clock.h"
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "helpers/common/system/cgroup-mounts.h"
 #include "helpers/sampler/event-tracker.h"
 #include "helpers/sampler/exec-notifier.h"
 #include "helpers/sampler/proc-connector.h"

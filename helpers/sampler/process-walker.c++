@@ -6,8 +6,8 @@
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/ownership.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/ownership.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 

@@ -6,7 +6,7 @@
 
 #include "helpers/common/event-sink.h"
 #include "helpers/common/exec-channel.h"
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
 #include "helpers/sampler/pids-bound.h"
 #include "helpers/sampler/process-observer.h"
 #include "helpers/sampler/seccomp-policy.h"

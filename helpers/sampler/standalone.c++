@@ -11,7 +11,7 @@
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
 #include "helpers/sampler/process-observer.h"
 
 namespace rea::helper {

@@ -95,25 +95,11 @@ bool exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-// Where the sampler makes capture cgroups (capture-cgroup.h): the cgroup2 mount, then our own
+// Where the sampler makes capture cgroups (cgroup-mounts.h): the cgroup2 mount, then our own
 // group under it. The path of rea-<token> in either, or "" when there is none.
 std::string captureCgroupPath(const std::string& token) {
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line, mount;
-  while (std::getline(mountinfo, line)) {
-    size_t dash = line.find(" - cgroup2 ");
-    if (dash == std::string::npos) continue;
-    std::istringstream head(line.substr(0, dash));
-    std::string id, parent, device, root;
-    head >> id >> parent >> device >> root >> mount;
-    break;
-  }
-  if (mount.empty() || token.empty()) return "";
-  std::string own = readText("/proc/self/cgroup");
-  size_t at = own.find("0::");
-  own = at == std::string::npos ? "" : own.substr(at + 3, own.find('\n', at) - at - 3);
-  for (const std::string& parent : {mount, mount + (own == "/" ? "" : own)}) {
-    std::string path = parent + "/rea-" + token;
+  if (token.empty()) return "";
+  for (const std::string& path : cgroupCandidates(token)) {
     if (exists(path)) return path;
   }
   return "";

@@ -221,8 +221,8 @@ TEST_P(Ownership, ARecycledPidLeadingAnObservedGroupIsNeverSignalled) {
   // recycled pid that is an observed group id at settlement and cleanup. What is not: the race
   // where a pid is recycled between the sampler's listing of a member and its signal
   // (inspectProcess() signals through a pidfd opened before the token check, unit-tested in
-  // sampler-ownership-test), and a stranger joining a live group of the capture (impossible:
-  // setpgid needs the same session).
+  // tests/unit/system/ownership-test), and a stranger joining a live group of the capture
+  // (impossible: setpgid needs the same session).
   std::string leaderFile = sandbox.tmpdir() + "/leader.pid";
   std::string readyFile = sandbox.tmpdir() + "/foreign-ready";
   std::string script = std::string(PRINT_TOKEN) + "/usr/bin/setsid /bin/sh -c 'echo $$ > " +

@@ -13,8 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "tests/unit/sampler-test-support.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "tests/unit/system-test-support.h"
 
 // The children run on our memory: no sanitizer shadow writes from them (vfork-spawn.h).
 #define NO_ASAN __attribute__((no_sanitize_address))

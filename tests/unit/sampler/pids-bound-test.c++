@@ -10,28 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include "helpers/common/system/cgroup-mounts.h"
 #include "tests/unit/sampler-test-support.h"
 
 namespace rea::helper {
 namespace {
 
 using testing::freshToken;
-
-const char MOUNTINFO[] =
-    "30 22 0:27 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-    "31 30 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
-    "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
-    "40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
-
-TEST(PidsBoundMount, FindsTheV1HierarchyOfAController) {
-  EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup1Mount(MOUNTINFO, "pids")), "/sys/fs/cgroup/pids");
-  EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup1Mount(MOUNTINFO, "cpuacct")),
-            "/sys/fs/cgroup/cpu,cpuacct");
-  EXPECT_EQ(findCgroup1Mount(MOUNTINFO, "memory"), nullptr);
-  EXPECT_EQ(findCgroup1Mount("40 30 0:37 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,pids\n", "pids"),
-            nullptr);  // cgroup2 is not a v1 hierarchy
-  EXPECT_EQ(findCgroup1Mount("", "pids"), nullptr);
-}
 
 // In a child: joins `joinPath` (if any), then forks `tries` children that sleep; exits with the
 // number of forks that failed. The children die with it (killed by the caller's group kill).
@@ -107,8 +92,7 @@ TEST(PidsBound, AV1GroupIsNamedAfterTheTokenInThePidsHierarchy) {
   const std::string& token = made.token;
   auto& bound = made.bound;
   if (bound->joinPath().empty()) GTEST_SKIP() << "the bound is cgroup v2's here";
-  auto mountinfo = readProcFile("/proc/self/mountinfo");
-  std::string mount = KJ_ASSERT_NONNULL(findCgroup1Mount(mountinfo.text, "pids"));
+  std::string mount = KJ_ASSERT_NONNULL(findCgroup1Mount("pids"));
   EXPECT_EQ(bound->joinPath().rfind(mount + "/", 0), 0u);
   EXPECT_EQ(bound->joinPath().substr(bound->joinPath().size() - token.size() - 4), "rea-" + token);
   auto max = readProcFile(bound->joinPath() + "/pids.max");

@@ -12,8 +12,9 @@
 
 #include <gtest/gtest.h>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "helpers/common/system/proc-stat.h"
 #include "tests/unit/sampler-test-support.h"
 
 namespace rea::helper {

@@ -1,8 +1,8 @@
-// The sampler's parsers and pure rules: /proc/PID/stat and cmdline, mountinfo, proc-connector
-// datagrams, the sample recorder's de-duplication and limit, and the exact-mode tracker fed with
-// synthetic events (for pids that cannot exist, so no /proc read succeeds).
+// The sampler's parsers and pure rules: proc-connector datagrams, the sample recorder's
+// de-duplication and limit, and the exact-mode tracker fed with synthetic events (for pids that
+// cannot exist, so no /proc read succeeds).
 
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/sampler/proc-connector.h"
 
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -17,90 +17,13 @@
 #include <gtest/gtest.h>
 
 #include "helpers/common/clock.h"
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
 #include "helpers/sampler/event-tracker.h"
-#include "helpers/sampler/proc-connector.h"
 #include "helpers/sampler/sample-recorder.h"
 #include "tests/unit/sampler-test-support.h"
 
 namespace rea::helper {
 namespace {
-
-const std::string STAT_TAIL = " 0 0 0 0 0 0 0 0 0 0 0 20 0 1 0 123456 0 0";
-
-TEST(SamplerProcStat, ParsesTheFieldsAfterTheLastParenthesis) {
-  auto stat = KJ_ASSERT_NONNULL(parseStat(42, "42 (my (odd) name) S 7 42 40" + STAT_TAIL));
-  EXPECT_EQ(stat.pid, 42);
-  EXPECT_EQ(stat.comm, "my (odd) name");
-  EXPECT_EQ(stat.state, 'S');
-  EXPECT_EQ(stat.ppid, 7);
-  EXPECT_EQ(stat.pgid, 42);
-  EXPECT_EQ(stat.sid, 40);
-  EXPECT_EQ(stat.startTime, 123456u);
-  EXPECT_FALSE(stat.isZombie());
-  EXPECT_TRUE(KJ_ASSERT_NONNULL(parseStat(42, "42 (z) Z 7 42 40" + STAT_TAIL)).isZombie());
-}
-
-TEST(SamplerProcStat, AcceptsAGroupAndSessionLedFromOutsideThePidNamespace) {
-  // In a container the session leader often lives in the parent namespace: /proc shows 0.
-  auto stat = KJ_ASSERT_NONNULL(parseStat(42, "42 (x) S 7 0 0" + STAT_TAIL));
-  EXPECT_EQ(stat.pgid, 0);
-  EXPECT_EQ(stat.sid, 0);
-}
-
-TEST(SamplerProcStat, RejectsWhatIsNotAProcess) {
-  EXPECT_TRUE(parseStat(42, "") == nullptr);
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42") == nullptr);                  // truncated
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 -2 40" + STAT_TAIL) == nullptr);   // pgrp < 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7 42 -3" + STAT_TAIL) == nullptr);   // session < 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S -1 42 40" + STAT_TAIL) == nullptr);  // ppid < 0
-  EXPECT_TRUE(parseStat(42, "42 (x) S 7x 42 40" + STAT_TAIL) == nullptr);  // not a number
-  EXPECT_TRUE(parseStat(42, "42 x) S 7 42 40" + STAT_TAIL) == nullptr);    // no '('
-  EXPECT_TRUE(parseStat(0, "0 (x) S 7 42 40" + STAT_TAIL) == nullptr);     // pid 0
-}
-
-TEST(SamplerProcStat, ReadsThisProcess) {
-  auto stat = KJ_ASSERT_NONNULL(readStat(getpid()));
-  EXPECT_EQ(stat.ppid, getppid());
-  EXPECT_EQ(stat.pgid, getpgrp());
-  EXPECT_EQ(stat.sid, getsid(0));
-  auto command = KJ_ASSERT_NONNULL(readCommand(getpid()));
-  EXPECT_NE(command.find("unit-sampler"), std::string::npos);
-  EXPECT_TRUE(readStat(99999999) == nullptr);
-  EXPECT_TRUE(readCommand(99999999) == nullptr);
-  EXPECT_TRUE(readChildren(99999999) == nullptr);
-  EXPECT_EQ(readProcFile("/proc/99999999/stat").status, ProcRead::GONE);
-}
-
-TEST(SamplerProcStat, ListsChildrenOfEveryThread) {
-  pid_t child = testing::spawnSleeper("x");
-  auto children = KJ_ASSERT_NONNULL(readChildren(getpid()));
-  EXPECT_NE(std::find(children.begin(), children.end(), child), children.end());
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-}
-
-TEST(SamplerProcStat, TurnsCmdlineIntoACommand) {
-  EXPECT_EQ(commandFromCmdline(std::string("/bin/sh\0-c\0echo hi\0", 20)), "/bin/sh -c echo hi");
-  EXPECT_EQ(commandFromCmdline(""), "");
-  EXPECT_EQ(commandFromCmdline(std::string("\0\0", 2)), "");
-  EXPECT_EQ(commandFromCmdline(" \tx y\n"), "x y");
-}
-
-TEST(SamplerCgroup, FindsTheCgroup2MountInMountinfo) {
-  std::string hybrid =
-      "25 30 0:23 / /sys rw,nosuid - sysfs sysfs rw\n"
-      "31 25 0:27 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n"
-      "32 31 0:28 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
-      "33 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n";
-  EXPECT_EQ(KJ_ASSERT_NONNULL(findCgroup2Mount(hybrid)), "/sys/fs/cgroup/unified");
-  EXPECT_EQ(KJ_ASSERT_NONNULL(
-                findCgroup2Mount("40 1 0:30 / /odd\\040place rw shared:9 - cgroup2 none rw\n")),
-            "/odd place");
-  EXPECT_TRUE(findCgroup2Mount("33 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw\n") ==
-              nullptr);
-  EXPECT_TRUE(findCgroup2Mount("") == nullptr);
-}
 
 // One proc-connector datagram as the kernel lays it out.
 std::vector<kj::byte> datagram(const proc_event& event, uint32_t idx = CN_IDX_PROC) {

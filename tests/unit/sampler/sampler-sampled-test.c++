@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/proc-stat.h"
 #include "tests/unit/sampler-test-support.h"
 
 namespace rea::helper {

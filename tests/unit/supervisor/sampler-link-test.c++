@@ -17,10 +17,10 @@
 #include <kj/async-io.h>
 #include <kj/debug.h>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "helpers/sampler/ownership.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "helpers/common/system/ownership.h"
 #include "helpers/sampler/pids-bound.h"
-#include "helpers/sampler/proc-stat.h"
 #include "supervisor/owned-cleanup.h"
 #include "supervisor/run-token.h"
 
@@ -313,9 +313,8 @@ TEST(CaptureCgroupPath, AcceptsOnlyTheCapturesOwnGroup) {
 
 TEST(PidsGroupPath, AcceptsOnlyTheCapturesOwnGroupInTheV1PidsHierarchy) {
   std::string token = newRunToken();
-  auto mountinfo = helper::readProcFile("/proc/self/mountinfo");
   std::string mount;
-  KJ_IF_MAYBE (found, helper::findCgroup1Mount(mountinfo.text, "pids")) {
+  KJ_IF_MAYBE (found, helper::findCgroup1Mount("pids")) {
     mount = *found;
   } else {
     GTEST_SKIP() << "no cgroup v1 pids hierarchy";

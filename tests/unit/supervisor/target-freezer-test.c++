@@ -14,7 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/sampler-test-support.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "tests/unit/system-test-support.h"
 
 namespace rea::supervisor {
 namespace {

@@ -1,11 +1,11 @@
-#include "helpers/sampler/cgroup-owner.h"
+#include "helpers/common/system/cgroup-owner.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <vector>
 
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 namespace {

@@ -1,4 +1,4 @@
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
 
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -16,41 +16,16 @@
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/cgroup-owner.h"
-#include "helpers/sampler/ownership.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/cgroup-mounts.h"
+#include "helpers/common/system/cgroup-owner.h"
+#include "helpers/common/system/ownership.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 namespace {
 
-std::string unescapeMountField(const std::string& field) {
-  std::string out;
-  for (size_t i = 0; i < field.size(); ++i) {
-    if (field[i] == '\\' && i + 3 < field.size() && field[i + 1] >= '0' && field[i + 1] <= '3' &&
-        field[i + 2] >= '0' && field[i + 2] <= '7' && field[i + 3] >= '0' && field[i + 3] <= '7') {
-      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
-                               (field[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += field[i];
-    }
-  }
-  return out;
-}
-
 std::string errnoText(int error) {
   return strerror(error);
-}
-
-// The cgroup v2 path of this process ("0::/some/path" in /proc/self/cgroup), or "" if none.
-std::string ownCgroupPath() {
-  auto read = readProcFile("/proc/self/cgroup");
-  std::istringstream lines(read.text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.compare(0, 3, "0::") == 0) return line.substr(3);
-  }
-  return {};
 }
 
 void sleepMs(long ms) {
@@ -60,46 +35,6 @@ void sleepMs(long ms) {
 }
 
 }  // namespace
-
-std::vector<MountEntry> parseMountinfo(const std::string& mountinfo) {
-  std::vector<MountEntry> entries;
-  std::istringstream lines(mountinfo);
-  std::string line;
-  while (std::getline(lines, line)) {
-    // id parent major:minor root mount-point options [optional...] - fstype source super-options
-    size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream head(line.substr(0, dash));
-    std::istringstream tail(line.substr(dash + 3));
-    std::string id, parent, device, root, mountPoint, source;
-    MountEntry entry;
-    if (!(head >> id >> parent >> device >> root >> mountPoint)) continue;
-    if (!(tail >> entry.fstype >> source >> entry.superOptions)) continue;
-    entry.mountPoint = unescapeMountField(mountPoint);
-    entries.push_back(kj::mv(entry));
-  }
-  return entries;
-}
-
-kj::Maybe<std::string> findCgroup2Mount(const std::string& mountinfo) {
-  for (auto& entry : parseMountinfo(mountinfo)) {
-    if (entry.fstype == "cgroup2") return kj::mv(entry.mountPoint);
-  }
-  return nullptr;
-}
-
-kj::Maybe<std::string> findCgroup2Mount() {
-  auto read = readProcFile("/proc/self/mountinfo");
-  if (read.status != ProcRead::OK) return nullptr;
-  return findCgroup2Mount(read.text);
-}
-
-std::vector<std::string> captureCgroupParents(const std::string& mount) {
-  std::vector<std::string> parents = {mount};
-  std::string own = ownCgroupPath();
-  if (!own.empty() && own != "/") parents.push_back(mount + own);
-  return parents;
-}
 
 kj::OneOf<kj::Own<CaptureCgroup>, std::string> CaptureCgroup::create(const std::string& runToken) {
   KJ_REQUIRE(!runToken.empty() && runToken.find('/') == std::string::npos &&

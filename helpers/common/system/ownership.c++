@@ -1,4 +1,4 @@
-#include "helpers/sampler/ownership.h"
+#include "helpers/common/system/ownership.h"
 
 #include <signal.h>
 #include <sys/syscall.h>
@@ -9,7 +9,7 @@
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 namespace {

@@ -1,4 +1,4 @@
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/proc-stat.h"
 
 #include <dirent.h>
 #include <fcntl.h>

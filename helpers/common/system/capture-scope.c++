@@ -1,10 +1,10 @@
-#include "helpers/sampler/capture-scope.h"
+#include "helpers/common/system/capture-scope.h"
 
 #include <algorithm>
 
 #include <kj/debug.h>
 
-#include "helpers/sampler/capture-cgroup.h"
+#include "helpers/common/system/capture-cgroup.h"
 
 namespace rea::helper {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "helpers/sampler/ownership.h"
-#include "helpers/sampler/proc-stat.h"
+#include "helpers/common/system/ownership.h"
+#include "helpers/common/system/proc-stat.h"
 
 namespace rea::helper {
 

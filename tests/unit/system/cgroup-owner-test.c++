@@ -1,15 +1,15 @@
-// Who owns a capture cgroup and when a found one is stale (helpers/sampler/cgroup-owner.h): the
-// pure judgement with synthetic processes, and the record a real group carries.
+// Who owns a capture cgroup and when a found one is stale (helpers/common/system/cgroup-owner.h):
+// the pure judgement with synthetic processes, and the record a real group carries.
 
-#include "helpers/sampler/cgroup-owner.h"
+#include "helpers/common/system/cgroup-owner.h"
 
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include "helpers/sampler/capture-cgroup.h"
-#include "tests/unit/sampler-test-support.h"
+#include "helpers/common/system/capture-cgroup.h"
+#include "tests/unit/system-test-support.h"
 
 namespace rea::helper {
 namespace {

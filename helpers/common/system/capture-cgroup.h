@@ -26,30 +26,9 @@
 #include <kj/memory.h>
 #include <kj/one-of.h>
 
-#include "helpers/sampler/ownership.h"
+#include "helpers/common/system/ownership.h"
 
 namespace rea::helper {
-
-struct MountEntry {
-  std::string mountPoint;    // field 5, the kernel's octal escapes (\040 \011 \012 \134) decoded
-  std::string fstype;        // after the " - " separator
-  std::string superOptions;  // comma-separated ("rw,pids" for a cgroup v1 pids hierarchy)
-};
-
-std::vector<MountEntry> parseMountinfo(const std::string& mountinfo);
-// Every well-formed line of a /proc/self/mountinfo text, in order.
-
-kj::Maybe<std::string> findCgroup2Mount(const std::string& mountinfo);
-// The mount point of the first cgroup2 filesystem in a /proc/self/mountinfo text (field 5, with
-// the kernel's octal escapes \040 \011 \012 \134 decoded); empty when there is none.
-
-kj::Maybe<std::string> findCgroup2Mount();
-// The same, reading /proc/self/mountinfo.
-
-std::vector<std::string> captureCgroupParents(const std::string& mount);
-// Where capture cgroups are made, in order of preference: the hierarchy's root `mount`, then
-// this process's own cgroup under it (when the root is not writable). Stale groups are looked
-// for in the same places.
 
 class CaptureCgroup {
  public:
