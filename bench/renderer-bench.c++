@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "bench/support/arguments.h"
+#include "helpers/common/clock.h"
 
 namespace {
 
@@ -87,9 +88,7 @@ double cpuSeconds() {
 }
 
 double wallSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec + now.tv_nsec / 1e9;
+  return double(rea::helper::monotonicNowNs()) / 1e9;
 }
 
 double megabytesPerSecond(const std::string& input, const std::function<void()>& run,

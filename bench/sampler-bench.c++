@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/support/process-measure.h"
+#include "helpers/common/clock.h"
 
 namespace {
 
@@ -38,9 +38,7 @@ using Json = nlohmann::json;
 const char FORK_LOOP[] = "for i in $(/usr/bin/seq 1000); do /bin/true; done";
 
 double nowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+  return double(rea::helper::monotonicNowNs()) / 1e6;
 }
 
 std::string readText(const std::string& path) {

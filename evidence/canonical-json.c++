@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/json-string.h"
 #include "evidence/utf.h"
 
 namespace rea::evidence {
@@ -34,45 +35,6 @@ class Output {
   const CanonicalSink* sink;  // null: everything stays in `text`
 };
 
-void appendString(std::string& out, std::string_view s) {
-  static const char HEX[] = "0123456789abcdef";
-  out.push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(HEX[c >> 4]);
-          out.push_back(HEX[c & 0xF]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
-
 // 2^53: every integer of at most this magnitude is exactly a double, and prints as itself.
 constexpr uint64_t MAX_SAFE = 9007199254740992ull;
 
@@ -87,7 +49,7 @@ void appendObject(Output& output, std::vector<std::pair<std::string_view, const 
   for (const auto& [key, member] : members) {
     if (!first) out.push_back(',');
     first = false;
-    appendString(out, key);
+    appendJsonString(out, key);
     out.push_back(':');
     appendValue(output, *member);
   }
@@ -104,7 +66,7 @@ void appendValue(Output& output, const Json& value) {
       out += value.get<bool>() ? "true" : "false";
       return;
     case Json::value_t::string:
-      appendString(out, value.get_ref<const std::string&>());
+      appendJsonString(out, value.get_ref<const std::string&>());
       output.spill();
       return;
     case Json::value_t::number_integer: {

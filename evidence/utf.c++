@@ -3,13 +3,8 @@
 #include <cstdint>
 
 namespace rea::evidence {
-namespace {
 
-// Decodes one code point at `pos`. On success returns the length (1-4) and sets `cp`; on an
-// ill-formed sequence returns the number of bytes that form the maximal invalid subpart
-// (WHATWG: at least 1) and sets `cp` to U+FFFD. `incomplete` is set when the sequence is a
-// valid prefix cut off by the end of the input.
-size_t decodeOne(std::string_view s, size_t pos, uint32_t& cp, bool& incomplete) {
+size_t decodeUtf8(std::string_view s, size_t pos, uint32_t& cp, bool& incomplete) {
   incomplete = false;
   auto b0 = static_cast<unsigned char>(s[pos]);
   if (b0 < 0x80) {
@@ -56,14 +51,12 @@ size_t decodeOne(std::string_view s, size_t pos, uint32_t& cp, bool& incomplete)
   return need + 1;
 }
 
-}  // namespace
-
 size_t utf16Length(std::string_view s) {
   size_t units = 0;
   for (size_t pos = 0; pos < s.size();) {
     uint32_t cp;
     bool incomplete;
-    pos += decodeOne(s, pos, cp, incomplete);
+    pos += decodeUtf8(s, pos, cp, incomplete);
     units += cp > 0xFFFF ? 2 : 1;
   }
   return units;
@@ -76,8 +69,8 @@ int compareUtf16(std::string_view a, std::string_view b) {
   while (i < a.size() && j < b.size()) {
     uint32_t ca, cb;
     bool inc;
-    size_t la = decodeOne(a, i, ca, inc);
-    size_t lb = decodeOne(b, j, cb, inc);
+    size_t la = decodeUtf8(a, i, ca, inc);
+    size_t lb = decodeUtf8(b, j, cb, inc);
     if (ca != cb) {
       auto firstUnit = [](uint32_t cp) -> uint32_t {
         return cp > 0xFFFF ? 0xD800 + ((cp - 0x10000) >> 10) : cp;
@@ -104,7 +97,7 @@ bool isValidUtf8(std::string_view s) {
   for (size_t pos = 0; pos < s.size();) {
     uint32_t cp;
     bool incomplete;
-    size_t n = decodeOne(s, pos, cp, incomplete);
+    size_t n = decodeUtf8(s, pos, cp, incomplete);
     if (isDecodeError(s, pos, n, cp, incomplete)) return false;
     pos += n;
   }
@@ -120,7 +113,7 @@ size_t completeUtf8Prefix(std::string_view s) {
     if ((b & 0xC0) == 0x80) continue;  // continuation byte: keep looking for the lead
     uint32_t cp;
     bool incomplete;
-    decodeOne(s, pos, cp, incomplete);
+    decodeUtf8(s, pos, cp, incomplete);
     return incomplete ? pos : s.size();
   }
   return s.size();
@@ -132,7 +125,7 @@ std::string sanitizeUtf8(std::string_view s) {
   for (size_t pos = 0; pos < s.size();) {
     uint32_t cp;
     bool incomplete;
-    size_t n = decodeOne(s, pos, cp, incomplete);
+    size_t n = decodeUtf8(s, pos, cp, incomplete);
     if (isDecodeError(s, pos, n, cp, incomplete)) {
       out += "\xEF\xBF\xBD";
     } else {

@@ -9,10 +9,17 @@
 // (one code unit), which is what a JavaScript UTF-8 decoder would have produced.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace rea::evidence {
+
+size_t decodeUtf8(std::string_view bytes, size_t pos, uint32_t& codePoint, bool& incomplete);
+// Decodes the code point starting at `pos` (< bytes.size()) and returns its length (1-4). An
+// ill-formed sequence gives U+FFFD and the length of its maximal invalid subpart (WHATWG: at
+// least 1); `incomplete` is set when that is a valid prefix cut off by the end of the input.
+// (A literal U+FFFD, EF BF BD, decodes as itself with length 3.)
 
 size_t utf16Length(std::string_view utf8);
 // Number of UTF-16 code units of the text (a code point above U+FFFF counts 2).

@@ -1,6 +1,5 @@
 #include "supervisor/capture-progress.h"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,8 @@
 
 #include <kj/debug.h>
 
+#include "helpers/common/clock.h"
+
 namespace rea::supervisor {
 namespace {
 
@@ -16,9 +17,7 @@ constexpr kj::Duration REDRAW_INTERVAL = 250 * kj::MILLISECONDS;
 constexpr char ERASE_LINE[] = "\r\033[K";
 
 uint64_t monotonicMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+  return helper::monotonicNowNs() / 1000000;
 }
 
 }  // namespace

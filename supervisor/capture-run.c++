@@ -8,6 +8,7 @@
 
 #include <kj/debug.h>
 
+#include "helpers/common/clock.h"
 #include "supervisor/run-token.h"
 #include "supervisor/shim-run.h"
 #include "supervisor/stale-cgroups.h"
@@ -88,12 +89,6 @@ int64_t wallClockMs() {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-uint64_t monotonicNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 namespace {
@@ -224,7 +219,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
 
         // T0 (B §4.5): right before the terminal, the shim ledger and the PTY are created.
         s.result.t0RealMs = wallClockMs();
-        s.result.t0MonoNs = monotonicNs();
+        s.result.t0MonoNs = helper::monotonicNowNs();
         s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot, prepared.cgroupPath);
         s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
                                     s.root.shimsPath());

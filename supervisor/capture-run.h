@@ -106,6 +106,5 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
 // and sees the pty output. `io` must outlive the result's `helpers` too.
 
 int64_t wallClockMs();
-uint64_t monotonicNs();
 
 }  // namespace rea::supervisor

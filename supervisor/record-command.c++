@@ -12,7 +12,6 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <climits>
@@ -22,6 +21,7 @@
 
 #include "evidence/error.h"
 #include "evidence/scenario.h"
+#include "helpers/common/clock.h"
 #include "supervisor/commands.h"
 #include "supervisor/output.h"
 #include "supervisor/scenario-recording.h"
@@ -39,9 +39,7 @@ void onWinch(int) {
 }
 
 int64_t nowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+  return static_cast<int64_t>(helper::monotonicNowNs() / 1000000);
 }
 
 std::string resolveExecutable(const std::string& name) {

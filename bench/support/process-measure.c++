@@ -5,7 +5,6 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,13 +12,13 @@
 #include <fstream>
 #include <map>
 
+#include "helpers/common/clock.h"
+
 namespace rea::bench {
 namespace {
 
 double nowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+  return double(helper::monotonicNowNs()) / 1e6;
 }
 
 }  // namespace

@@ -3,23 +3,17 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include <kj/async-io.h>
 #include <kj/compat/http.h>
 #include <kj/debug.h>
 #include <kj/io.h>
 
+#include "helpers/common/clock.h"
 #include "helpers/shim/shim-ledger.h"
 
 namespace rea::helper {
 namespace {
-
-uint64_t monotonicNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
 
 // One request body, read up to one byte past the limit (enough to know it is too long).
 struct BodyBuffer {
@@ -169,7 +163,7 @@ struct ShimLedgerServer::Impl final : private kj::TaskSet::ErrorHandler {
 
 ShimLedgerServer::ShimLedgerServer(kj::LowLevelAsyncIoProvider& lowLevel, kj::Timer& timer,
                                    ShimLedger& ledger)
-    : ShimLedgerServer(lowLevel, timer, ledger, monotonicNs) {}
+    : ShimLedgerServer(lowLevel, timer, ledger, monotonicNowNs) {}
 
 ShimLedgerServer::ShimLedgerServer(kj::LowLevelAsyncIoProvider& lowLevel, kj::Timer& timer,
                                    ShimLedger& ledger, kj::Function<uint64_t()> nowNs)

@@ -10,13 +10,13 @@
 // <build>/fault-table.md (tests/README.md).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "evidence/evidence-record.h"
+#include "helpers/common/clock.h"
 #include "tests/integration/harness.h"
 #include "tests/test-support.h"
 
@@ -35,9 +35,7 @@ const char* const DIMENSIONS[] = {"terminal", "interaction", "exit", "filesystem
                                   "protocol", "process",     "shim"};
 
 int64_t nowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+  return static_cast<int64_t>(helper::monotonicNowNs() / 1000000);
 }
 
 // A target that keeps every helper busy for about a second: output (pty), children (sampler),

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,14 +15,14 @@
 #include <gtest/gtest.h>
 
 #include "evidence/evidence-record.h"
+#include "helpers/common/clock.h"
+#include "helpers/common/system/cgroup-mounts.h"
 
 namespace rea::test {
 namespace {
 
 int64_t nowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+  return static_cast<int64_t>(helper::monotonicNowNs() / 1000000);
 }
 
 std::string readAll(const std::string& path) {
@@ -40,25 +39,7 @@ std::string reaBinary() {
 }
 
 std::vector<std::string> cgroupCandidates(const std::string& runToken) {
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line, mount;
-  while (std::getline(mountinfo, line)) {
-    size_t dash = line.find(" - cgroup2 ");
-    if (dash == std::string::npos) continue;
-    std::istringstream head(line.substr(0, dash));
-    std::string id, parent, device, root;
-    head >> id >> parent >> device >> root >> mount;
-    break;
-  }
-  if (mount.empty()) return {};
-  std::vector<std::string> paths = {mount + "/rea-" + runToken};
-  std::ifstream own("/proc/self/cgroup");
-  while (std::getline(own, line)) {
-    if (line.compare(0, 3, "0::") == 0 && line.size() > 4) {
-      paths.push_back(mount + line.substr(3) + "/rea-" + runToken);
-    }
-  }
-  return paths;
+  return helper::captureCgroupCandidates(runToken);
 }
 
 Sandbox::Sandbox() {

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "evidence/json-string.h"
 #include "evidence/utf.h"
 
 namespace rea::helper {
@@ -16,45 +17,9 @@ bool startsWith(const std::string& text, const char* prefix) {
   return text.compare(0, strlen(prefix), prefix) == 0;
 }
 
-void appendJsonString(std::string& out, const std::string& raw) {
-  static const char HEX[] = "0123456789abcdef";
-  std::string text = evidence::sanitizeUtf8(raw);
-  out += '"';
-  for (char c : text) {
-    auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (byte < 0x20) {
-          out += "\\u00";
-          out += HEX[byte >> 4];
-          out += HEX[byte & 0xF];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+// Any argv bytes: ill-formed UTF-8 becomes U+FFFD first, so the body is always valid JSON.
+void appendJsonText(std::string& out, const std::string& raw) {
+  evidence::appendJsonString(out, evidence::sanitizeUtf8(raw));
 }
 
 bool equalsIgnoringCase(const std::string& a, const char* b) {
@@ -95,14 +60,14 @@ bool parseLedgerUrl(const char* url, LedgerAddress& address, std::string& error)
 std::string invocationJson(const std::string& command, const std::vector<std::string>& arguments,
                            const std::string& workingDirectory) {
   std::string out = "{\"command\":";
-  appendJsonString(out, command);
+  appendJsonText(out, command);
   out += ",\"arguments\":[";
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (i > 0) out += ',';
-    appendJsonString(out, arguments[i]);
+    appendJsonText(out, arguments[i]);
   }
   out += "],\"working_directory\":";
-  appendJsonString(out, workingDirectory);
+  appendJsonText(out, workingDirectory);
   out += '}';
   return out;
 }

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +24,7 @@
 
 #include <gtest/gtest.h>
 
+#include "helpers/common/clock.h"
 #include "helpers/shim/shim-files.h"
 #include "helpers/shim/shim-ledger-server.h"
 #include "helpers/shim/shim-ledger.h"
@@ -56,9 +56,7 @@ std::string shellQuote(const std::string& text) {
 }
 
 double nowMs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+  return double(monotonicNowNs()) / 1e6;
 }
 
 // Rules 10 and 11 of SPEC B §5.4 over the ledger's events and plan.
