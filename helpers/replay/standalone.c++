@@ -16,12 +16,7 @@ ReplayPlan replayPlanFromJson(const evidence::Json& replay) {
 
 ReplayJobConfig replayJobConfigFromJson(const evidence::Json& request) {
   KJ_REQUIRE(request.is_object(), "the request is not a JSON object");
-  evidence::Json parts = evidence::Json::object();
-  for (auto [member, part] : {std::pair{"replay", "replay"}, std::pair{"limits", "limits"}}) {
-    auto it = request.find(member);
-    if (it != request.end()) parts[part] = *it;
-  }
-  evidence::Scenario scenario = scenarioParts(parts);
+  evidence::Scenario scenario = scenarioParts(request);  // reads `replay` and `limits`
   ReplayJobConfig config;
   // Through the typed plan, as the supervisor sends it: one conversion for both modes.
   capnp::MallocMessageBuilder message;
