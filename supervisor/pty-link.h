@@ -74,6 +74,10 @@ struct PtyLaunch {
   std::string pidsGroupPath;  // a v1 pids group to join (SamplerPrepared); "" = none
   bool execNotify = false;    // the target installs the exec filter (SamplerPrepared)
 };
+// Its field types, as pty.capnp's, hold every value evidence/limits.h allows.
+static_assert(evidence::terminal::COLUMNS.max <= UINT16_MAX &&
+              evidence::terminal::ROWS.max <= UINT16_MAX);
+static_assert(evidence::limit::FRAMES.max <= UINT32_MAX);
 
 // ---- What the helper reports (already validated) -----------------------------------------
 
@@ -98,8 +102,8 @@ struct PtyDispatch {
 
 struct PtyRenderedFrame {
   // The emulator's state after an accepted chunk or a dispatched resize (B §6.11), before
-  // normalisation. Checked: size 1-1000, `lines.size() == rows`, cursor on the screen, text
-  // valid UTF-8, times in stream order, within the rendered budget.
+  // normalisation. Checked: size in the terminal range, `lines.size() == rows`, cursor on the
+  // screen, text valid UTF-8, times in stream order, within the rendered budget.
   uint64_t atNs = 0;
   int columns = 0;
   int rows = 0;

@@ -48,6 +48,9 @@ struct ReplayLaunch {
   // limits.protocol_events, limits.protocol_body_bytes, limits.connections
   bool loopbackNetns = false;  // network_access "loopback" (A9)
 };
+// Its field types, as replay.capnp's, hold every value evidence/limits.h allows.
+static_assert(evidence::limit::PROTOCOL_EVENTS.max <= UINT32_MAX &&
+              evidence::limit::CONNECTIONS.max <= UINT32_MAX);
 
 struct ReplayStart {
   uint16_t port = 0;
