@@ -22,6 +22,7 @@
 #include "helpers/replay/loopback-netns.h"
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/replay-server.h"
+#include "helpers/replay/standalone.h"
 #include "supervisor/replay-link.h"
 
 namespace {
@@ -45,7 +46,7 @@ double seconds(F&& f) {
 }
 
 rea::helper::ReplayPlan benchPlan() {
-  return rea::helper::parseReplayPlan(rea::evidence::Json::parse(
+  return rea::helper::replayPlanFromJson(rea::evidence::Json::parse(
       R"({"http":[{"method":"GET","path":"/bench","status":200,"body":"{\"ok\":true}",
           "response_headers":{"Content-Type":"application/json"},"max_calls":100000}]})"));
 }
@@ -144,8 +145,9 @@ double helperMilliseconds(kj::AsyncIoContext& io, bool loopback) {
     for (int i = 0; i < HELPER_STARTS; ++i) {
       rea::supervisor::ReplayLink link(io);
       rea::supervisor::ReplayLaunch launch;
-      launch.planJson = R"({"http":[{"method":"GET","path":"/bench","status":200,"body":""}]})";
-      launch.routes = {{"GET", "/bench"}};
+      launch.plan.http.resize(1);
+      launch.plan.http[0].method = "GET";
+      launch.plan.http[0].path = "/bench";
       launch.loopbackNetns = loopback;
       link.start(kj::mv(launch)).wait(io.waitScope);
       link.finish().wait(io.waitScope);

@@ -2,26 +2,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/limits.h"
 #include "evidence/utf.h"
 
 namespace rea::evidence {
 namespace {
-
-constexpr int64_t DEFAULT_ROWS = 24;  // SPEC B §3.1 terminal default
-constexpr int64_t MAX_ROWS = 1000;    // SPEC B §3.1 terminal bound
 
 constexpr unsigned char ESC = 0x1b;
 constexpr unsigned char BEL = 0x07;
 
 int64_t scenarioRows(const Capture& capture) {
   const Json& scenario = *capture.manifest.scenario;
-  if (!scenario.is_object()) return DEFAULT_ROWS;
-  auto terminal = scenario.find("terminal");
-  if (terminal == scenario.end() || !terminal->is_object()) return DEFAULT_ROWS;
-  auto rows = terminal->find("rows");
-  if (rows == terminal->end() || !rows->is_number_integer()) return DEFAULT_ROWS;
+  const int64_t fallback = terminal::ROWS.defaultValue;
+  if (!scenario.is_object()) return fallback;
+  auto member = scenario.find("terminal");
+  if (member == scenario.end() || !member->is_object()) return fallback;
+  auto rows = member->find("rows");
+  if (rows == member->end() || !rows->is_number_integer()) return fallback;
   int64_t value = rows->get<int64_t>();
-  return value >= 1 && value <= MAX_ROWS ? value : DEFAULT_ROWS;
+  return terminal::ROWS.contains(value) ? value : fallback;
 }
 
 class PlainText {

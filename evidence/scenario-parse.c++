@@ -73,6 +73,11 @@ class ScenarioParser {
     }
   }
   template <typename Int>
+  void optionalInteger(const Json& object, const std::string& path, const char* key,
+                       const Bound& bound, Int& out) {
+    optionalInteger(object, path, key, bound.min, bound.max, out);
+  }
+  template <typename Int>
   bool requiredInteger(const Json& object, const std::string& path, const char* key, int64_t min,
                        int64_t max, Int& out) {
     const Json* member = r.require(object, path, key);
@@ -329,9 +334,9 @@ void ScenarioParser::headers(const Json& value, const std::string& path,
 Terminal ScenarioParser::terminal(const Json& value, const std::string& path) {
   Terminal t;
   if (!r.object(value, path, {"columns", "rows", "scrollback"})) return t;
-  optionalInteger(value, path, "columns", 1, 1000, t.columns);
-  optionalInteger(value, path, "rows", 1, 1000, t.rows);
-  optionalInteger(value, path, "scrollback", 0, 10000, t.scrollback);
+  optionalInteger(value, path, "columns", terminal::COLUMNS, t.columns);
+  optionalInteger(value, path, "rows", terminal::ROWS, t.rows);
+  optionalInteger(value, path, "scrollback", terminal::SCROLLBACK, t.scrollback);
   return t;
 }
 
@@ -525,8 +530,9 @@ void ScenarioParser::event(const Json& value, const std::string& path, size_t in
     r.object(value, path,
              {"type", "at_ms", "columns", "rows", "when", "delay_ms", "timeout_ms", "on_timeout"});
     ResizeAction resize;
-    requiredInteger(value, path, "columns", 1, 1000, resize.columns);
-    requiredInteger(value, path, "rows", 1, 1000, resize.rows);
+    requiredInteger(value, path, "columns", terminal::COLUMNS.min, terminal::COLUMNS.max,
+                    resize.columns);
+    requiredInteger(value, path, "rows", terminal::ROWS.min, terminal::ROWS.max, resize.rows);
     e.action = resize;
   } else {
     r.object(value, path,
@@ -547,15 +553,16 @@ Limits ScenarioParser::limits(const Json& value, const std::string& path) {
                  "protocol_body_bytes", "connections", "filesystem_depth"})) {
     return l;
   }
-  optionalInteger(value, path, "output_bytes", 1, 10000000, l.outputBytes);
-  optionalInteger(value, path, "frames", 1, 100000, l.frames);
-  optionalInteger(value, path, "files", 1, 100000, l.files);
-  optionalInteger(value, path, "file_bytes", 1, 100000000, l.fileBytes);
-  optionalInteger(value, path, "processes", 1, 10000, l.processes);
-  optionalInteger(value, path, "protocol_events", 1, 100000, l.protocolEvents);
-  optionalInteger(value, path, "protocol_body_bytes", 1, 10000000, l.protocolBodyBytes);
-  optionalInteger(value, path, "connections", 1, 1000, l.connections);
-  optionalInteger(value, path, "filesystem_depth", 1, 64, l.filesystemDepth);
+  optionalInteger(value, path, "output_bytes", limit::OUTPUT_BYTES, l.outputBytes);
+  optionalInteger(value, path, "frames", limit::FRAMES, l.frames);
+  optionalInteger(value, path, "files", limit::FILES, l.files);
+  optionalInteger(value, path, "file_bytes", limit::FILE_BYTES, l.fileBytes);
+  optionalInteger(value, path, "processes", limit::PROCESSES, l.processes);
+  optionalInteger(value, path, "protocol_events", limit::PROTOCOL_EVENTS, l.protocolEvents);
+  optionalInteger(value, path, "protocol_body_bytes", limit::PROTOCOL_BODY_BYTES,
+                  l.protocolBodyBytes);
+  optionalInteger(value, path, "connections", limit::CONNECTIONS, l.connections);
+  optionalInteger(value, path, "filesystem_depth", limit::FILESYSTEM_DEPTH, l.filesystemDepth);
   return l;
 }
 

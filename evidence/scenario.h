@@ -21,6 +21,7 @@
 
 #include "evidence/issue.h"
 #include "evidence/json.h"
+#include "evidence/limits.h"
 #include "evidence/network-access.h"
 
 namespace rea::evidence {
@@ -43,9 +44,10 @@ struct NamedValue {
 // unique (JSON parsing keeps the last value of a repeated key).
 
 struct Terminal {
-  int columns = 80;       // 1–1000
-  int rows = 24;          // 1–1000
-  int scrollback = 1000;  // 0–10000
+  // Defaults and ranges: evidence/limits.h (terminal::).
+  int columns = int(terminal::COLUMNS.defaultValue);
+  int rows = int(terminal::ROWS.defaultValue);
+  int scrollback = int(terminal::SCROLLBACK.defaultValue);
 };
 
 struct InputAction {
@@ -53,8 +55,8 @@ struct InputAction {
   bool sensitive = false;
 };
 struct ResizeAction {
-  int columns = 0;  // 1–1000
-  int rows = 0;     // 1–1000
+  int columns = 0;  // terminal::COLUMNS range (evidence/limits.h)
+  int rows = 0;     // terminal::ROWS range
 };
 struct SignalAction {
   TargetSignal signal = TargetSignal::INTERRUPT;
@@ -158,15 +160,16 @@ struct CommandShim {
 };
 
 struct Limits {
-  int64_t outputBytes = 1000000;        // 1–10,000,000
-  int64_t frames = 10000;               // 1–100,000
-  int64_t files = 10000;                // 1–100,000
-  int64_t fileBytes = 10000000;         // 1–100,000,000
-  int64_t processes = 1000;             // 1–10,000
-  int64_t protocolEvents = 10000;       // 1–100,000
-  int64_t protocolBodyBytes = 1000000;  // 1–10,000,000
-  int64_t connections = 100;            // 1–1,000
-  int64_t filesystemDepth = 16;         // 1–64
+  // Defaults and ranges: evidence/limits.h (limit::).
+  int64_t outputBytes = limit::OUTPUT_BYTES.defaultValue;
+  int64_t frames = limit::FRAMES.defaultValue;
+  int64_t files = limit::FILES.defaultValue;
+  int64_t fileBytes = limit::FILE_BYTES.defaultValue;
+  int64_t processes = limit::PROCESSES.defaultValue;
+  int64_t protocolEvents = limit::PROTOCOL_EVENTS.defaultValue;
+  int64_t protocolBodyBytes = limit::PROTOCOL_BODY_BYTES.defaultValue;
+  int64_t connections = limit::CONNECTIONS.defaultValue;
+  int64_t filesystemDepth = limit::FILESYSTEM_DEPTH.defaultValue;
 };
 
 struct NormalizationPattern {

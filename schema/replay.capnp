@@ -13,6 +13,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("rea::schema");
 
 using Common = import "common.capnp";
+using ReplayPlan = import "replay-plan.capnp".ReplayPlan;
 
 interface Replay {
   # Bootstrap capability of rea-replay.
@@ -28,8 +29,8 @@ interface Replay {
 }
 
 struct ReplayConfig {
-  plan @0 :Text;
-  # The scenario's `replay` object as JSON (already validated by the supervisor).
+  plan @0 :ReplayPlan;
+  # The scenario's parsed `replay`, defaults applied (already validated by the supervisor).
   protocolEvents @1 :UInt32;
   protocolBodyBytes @2 :UInt64;
   connections @3 :UInt32;

@@ -13,6 +13,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("rea::schema");
 
 using Common = import "common.capnp";
+using ShimPlan = import "shim-plan.capnp".ShimPlan;
 
 interface Shim {
   # Bootstrap capability of rea-shim.
@@ -25,9 +26,9 @@ interface Shim {
 }
 
 struct ShimConfig {
-  planJson @0 :Text;
-  # The scenario's parsed `command_shims` array as JSON (the value manifest.shim_plan commits
-  # to): the ledger answers a matched call with exactly that route, defaults applied (B §7.2).
+  plan @0 :ShimPlan;
+  # The scenario's parsed `command_shims`, defaults applied (the value manifest.shim_plan
+  # commits to): the ledger answers a matched call with exactly that route (B §7.2).
   shimsDirectory @1 :Data;
   # Existing, empty directory (<temp root>/shims): one file per shim is created in it,
   # exclusively, mode 0700.

@@ -1,5 +1,7 @@
 #include "supervisor/assemble-limits.h"
 
+#include "evidence/limits.h"
+
 namespace rea::supervisor {
 
 std::vector<std::string> outputLimitSentences(const evidence::Scenario& scenario,
@@ -13,11 +15,11 @@ std::vector<std::string> outputLimitSentences(const evidence::Scenario& scenario
     std::string dropped = std::to_string(pty.droppedChunks) + " further output chunk" +
                           (pty.droppedChunks == 1 ? " was" : "s were") + " dropped";
     // Only bytes drop output: reads past limits.frames join the last frame (SPEC A15).
-    sentences.push_back(std::string(LIMIT_SENTENCE_PREFIX) + "limits.output_bytes is " +
-                        std::to_string(byteLimit) + ", " + std::to_string(accepted) +
-                        " bytes were kept and " + dropped +
-                        "; keeping everything needs limits.output_bytes above " +
-                        std::to_string(byteLimit) + " (up to 10000000).");
+    sentences.push_back(
+        std::string(LIMIT_SENTENCE_PREFIX) + "limits.output_bytes is " + std::to_string(byteLimit) +
+        ", " + std::to_string(accepted) + " bytes were kept and " + dropped +
+        "; keeping everything needs limits.output_bytes above " + std::to_string(byteLimit) +
+        " (up to " + std::to_string(evidence::limit::OUTPUT_BYTES.max) + ").");
   }
   if (pty.renderTruncated) {
     sentences.push_back(

@@ -46,24 +46,26 @@ struct CaptureRunRequest {
   std::string executableObject;  // the checked executable (checked-paths.h); "" = by path
   std::vector<std::pair<std::string, std::string>> environment;  // scenario `environment`
   std::vector<std::string> inheritEnvironment;
-  uint16_t columns = 80;
-  uint16_t rows = 24;
+  // Defaults of the sizes and limits below: evidence/limits.h.
+  uint16_t columns = uint16_t(evidence::terminal::COLUMNS.defaultValue);
+  uint16_t rows = uint16_t(evidence::terminal::ROWS.defaultValue);
   std::vector<PtyInteraction> events;
   uint64_t timeoutMs = 30000;
   uint64_t idleTimeoutMs = 30000;
   int64_t settleMs = 100;
-  uint32_t maxFrames = 10000;
-  uint64_t maxOutputBytes = 1000000;
+  uint32_t maxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);
+  uint64_t maxOutputBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);
   CheckpointPlan filesystem;     // roots, limits, checkpoints (B §6.9, §6.10)
   InteractionPlan interactions;  // events that wait (`when`): watched by an InteractionDriver
   // Command shims (B §7): the scenario's `command_shims` and `limits.protocol_events`.
   std::vector<evidence::CommandShim> commandShims;
-  uint32_t protocolEvents = 10000;
+  uint32_t protocolEvents = uint32_t(evidence::limit::PROTOCOL_EVENTS.defaultValue);
   std::optional<ReplayLaunch> replay;  // set: the replay helper runs (a plan, or loopback)
-  uint32_t scrollback = 1000;          // terminal.scrollback, for the renderer
-  uint32_t maxProcesses = 1000;        // limits.processes
-  uint32_t maxPids = 0;                // REA_PROCESS_MAX_PIDS (operator policy); 0 = no bound
-  bool forceSampled = false;           // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
+  uint32_t scrollback =                // terminal.scrollback, for the renderer
+      uint32_t(evidence::terminal::SCROLLBACK.defaultValue);
+  uint32_t maxProcesses = uint32_t(evidence::limit::PROCESSES.defaultValue);
+  uint32_t maxPids = 0;       // REA_PROCESS_MAX_PIDS (operator policy); 0 = no bound
+  bool forceSampled = false;  // REA_FORCE_SAMPLED=1 (tests): the baseline's sampling
   bool execNotify =
       true;  // kernel-side exec observation where possible; REA_EXEC_OBSERVATION=procfs
 };

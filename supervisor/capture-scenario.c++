@@ -115,9 +115,7 @@ CaptureRunRequest runRequestFor(const Scenario& scenario) {
   if (loopback || !replay.http.empty() || !replay.websocketMessages.empty() ||
       !replay.websocketConnections.empty()) {
     ReplayLaunch launch;
-    launch.planJson = replayPlan(scenario).dump();
-    for (const auto& route : replay.http)
-      launch.routes.emplace_back(route.method, route.path);
+    launch.plan = replay;
     launch.protocolEvents = static_cast<uint32_t>(scenario.limits.protocolEvents);
     launch.protocolBodyBytes = static_cast<uint64_t>(scenario.limits.protocolBodyBytes);
     launch.connections = static_cast<uint32_t>(scenario.limits.connections);

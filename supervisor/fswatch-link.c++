@@ -37,9 +37,9 @@ class FswatchLink::Impl {
     for (const auto& root : this->roots) {
       KJ_REQUIRE(!root.empty() && root[0] == '/', "a filesystem root is not absolute");
     }
-    KJ_REQUIRE(limits.files >= 1 && limits.files <= 100000, "files out of range");
-    KJ_REQUIRE(limits.fileBytes >= 1 && limits.fileBytes <= 100000000, "fileBytes out of range");
-    KJ_REQUIRE(limits.depth >= 1 && limits.depth <= 64, "depth out of range");
+    KJ_REQUIRE(evidence::limit::FILES.contains(limits.files), "files out of range");
+    KJ_REQUIRE(evidence::limit::FILE_BYTES.contains(limits.fileBytes), "fileBytes out of range");
+    KJ_REQUIRE(evidence::limit::FILESYSTEM_DEPTH.contains(limits.depth), "depth out of range");
   }
 
   ~Impl() noexcept(false) {

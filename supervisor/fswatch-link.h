@@ -27,15 +27,17 @@
 #include <vector>
 
 #include "evidence/file-effects.h"
+#include "evidence/limits.h"
 #include "supervisor/helper-process.h"
 #include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 
 struct FswatchLimits {
-  uint64_t files = 10000;         // limits.files, 1-100000
-  uint64_t fileBytes = 10000000;  // limits.file_bytes, 1-100000000
-  uint64_t depth = 16;            // limits.filesystem_depth, 1-64
+  // limits.files, limits.file_bytes, limits.filesystem_depth (evidence/limits.h)
+  uint64_t files = uint64_t(evidence::limit::FILES.defaultValue);
+  uint64_t fileBytes = uint64_t(evidence::limit::FILE_BYTES.defaultValue);
+  uint64_t depth = uint64_t(evidence::limit::FILESYSTEM_DEPTH.defaultValue);
 };
 
 struct FsSnapshot {

@@ -1,5 +1,6 @@
 #include "supervisor/pty-link-render.h"
 
+#include "evidence/limits.h"
 #include "evidence/utf.h"
 
 namespace rea::supervisor {
@@ -35,7 +36,8 @@ std::string RenderedStreamCheck::frame(schema::RenderedFrame::Reader in, uint64_
   out.cursorX = in.getCursorX();
   out.cursorY = in.getCursorY();
   out.alternate = in.getAlternate();
-  if (out.columns < 1 || out.columns > 1000 || out.rows < 1 || out.rows > 1000) {
+  if (!evidence::terminal::COLUMNS.contains(out.columns) ||
+      !evidence::terminal::ROWS.contains(out.rows)) {
     return "a rendered frame size out of range";
   }
   if (out.cursorX >= out.columns || out.cursorY >= out.rows) {

@@ -20,9 +20,9 @@ class RenderedStreamCheck {
 
   std::string frame(schema::RenderedFrame::Reader in, uint64_t atNs, uint64_t bytesBefore,
                     PtyRenderedFrame& out, size_t& evict);
-  // Converts one frame into `out`, or returns the rule it breaks: a size outside 1-1000,
-  // `lines` not one per row, a cursor off the screen, text that is not UTF-8, a frame costlier
-  // than the whole rendered budget. `evict`: how many newest frames it replaces (A15,
+  // Converts one frame into `out`, or returns the rule it breaks: a size outside the terminal's
+  // range, `lines` not one per row, a cursor off the screen, text that is not UTF-8, a frame
+  // costlier than the whole rendered budget. `evict`: how many newest frames it replaces (A15,
   // evidence/frame-budget.h), as the helper's budget decided on the same costs.
 
   std::string reply(schema::QueryReply::Reader in, uint64_t atNs, PtyAutoReply& out);

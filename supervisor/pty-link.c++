@@ -28,13 +28,17 @@ kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
 }
 
 void validateLaunch(const PtyLaunch& launch) {
+  using evidence::limit::FRAMES;
+  using evidence::limit::OUTPUT_BYTES;
+  using evidence::terminal::COLUMNS;
+  using evidence::terminal::ROWS;
   // The scenario parser enforces these already; repeated here so the helper gets nothing out of
   // range from us either (B §3.1, §3.2, §3.6).
   KJ_REQUIRE(!launch.executable.empty(), "executable is empty");
   KJ_REQUIRE(!launch.workingDirectory.empty(), "working directory is empty");
   KJ_REQUIRE(launch.arguments.size() <= 256, "too many arguments");
-  KJ_REQUIRE(launch.columns >= 1 && launch.columns <= 1000, "columns out of range");
-  KJ_REQUIRE(launch.rows >= 1 && launch.rows <= 1000, "rows out of range");
+  KJ_REQUIRE(COLUMNS.contains(launch.columns), "columns out of range");
+  KJ_REQUIRE(ROWS.contains(launch.rows), "rows out of range");
   KJ_REQUIRE(launch.events.size() <= 1000, "too many events");
   const PtyInteraction* previousTimed = nullptr;  // waiting events are ordered by position only
   for (size_t i = 0; i < launch.events.size(); ++i) {
@@ -43,9 +47,8 @@ void validateLaunch(const PtyLaunch& launch) {
                "events not sorted", i);
     if (!event.waits) previousTimed = &event;
     if (event.type == PtyInteraction::Type::RESIZE) {
-      KJ_REQUIRE(
-          event.columns >= 1 && event.columns <= 1000 && event.rows >= 1 && event.rows <= 1000,
-          "resize out of range", i);
+      KJ_REQUIRE(COLUMNS.contains(event.columns) && ROWS.contains(event.rows),
+                 "resize out of range", i);
     } else if (event.type == PtyInteraction::Type::SIGNAL) {
       KJ_REQUIRE(event.signal == SIGINT || event.signal == SIGTERM || event.signal == SIGKILL,
                  "signal not allowed", i, event.signal);
@@ -55,14 +58,11 @@ void validateLaunch(const PtyLaunch& launch) {
   KJ_REQUIRE(launch.idleTimeoutMs >= 1 && launch.idleTimeoutMs <= 300000,
              "idleTimeoutMs out of range");
   KJ_REQUIRE(launch.t0Ns > 0 && launch.t0Ns <= monotonicNowNs(), "t0Ns is not a past time");
-  KJ_REQUIRE(launch.maxFrames >= 1 && launch.maxFrames <= 100000, "maxFrames out of range");
-  KJ_REQUIRE(launch.maxOutputBytes >= 1 && launch.maxOutputBytes <= 10000000,
-             "maxOutputBytes out of range");
+  KJ_REQUIRE(FRAMES.contains(launch.maxFrames), "maxFrames out of range");
+  KJ_REQUIRE(OUTPUT_BYTES.contains(launch.maxOutputBytes), "maxOutputBytes out of range");
   KJ_REQUIRE(launch.scrollback <= 100000, "scrollback out of range");
-  KJ_REQUIRE(launch.renderMaxFrames >= 1 && launch.renderMaxFrames <= 100000,
-             "renderMaxFrames out of range");
-  KJ_REQUIRE(launch.renderMaxBytes >= 1 && launch.renderMaxBytes <= 10000000,
-             "renderMaxBytes out of range");
+  KJ_REQUIRE(FRAMES.contains(launch.renderMaxFrames), "renderMaxFrames out of range");
+  KJ_REQUIRE(OUTPUT_BYTES.contains(launch.renderMaxBytes), "renderMaxBytes out of range");
 }
 
 void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "evidence/limits.h"
 #include "supervisor/helper-process.h"
 
 namespace rea::supervisor {
@@ -40,8 +41,8 @@ struct PtyInteraction {
   Type type = Type::INPUT;
   uint64_t atMs = 0;
   std::string data;      // INPUT: the exact bytes written to the PTY
-  uint16_t columns = 0;  // RESIZE: 1-1000
-  uint16_t rows = 0;     // RESIZE: 1-1000
+  uint16_t columns = 0;  // RESIZE: evidence::terminal::COLUMNS range
+  uint16_t rows = 0;     // RESIZE: evidence::terminal::ROWS range
   int signal = 0;        // SIGNAL: SIGINT, SIGTERM or SIGKILL, sent to the root pid only
   bool waits = false;    // reactive: held at its turn until PtyLink::release (`atMs` = earliest)
   bool waitsForExit = false;  // with `waits`: performed at the root's exit if held then
@@ -53,23 +54,30 @@ struct PtyLaunch {
   std::string workingDirectory;
   std::string executableObject;          // the checked executable (checked-paths.h); "" = by path
   std::vector<std::string> environment;  // NAME=VALUE, the target's complete environment (B §6.3)
-  uint16_t columns = 80;                 // 1-1000
-  uint16_t rows = 24;                    // 1-1000
-  std::vector<PtyInteraction> events;    // scenario order; index = PtyDispatch::eventIndex
-  uint64_t timeoutMs = 0;                // watchdog, measured from t0Ns (B §6.6.1)
-  uint64_t idleTimeoutMs = 0;            // watchdog, last output starts at t0Ns
-  uint64_t t0Ns = 0;                     // the capture's T0, CLOCK_MONOTONIC ns
-  uint32_t maxFrames = 10000;            // limits.frames (B §6.5)
-  uint64_t maxOutputBytes = 1000000;     // limits.output_bytes (B §6.5)
-  std::string netnsPath;              // A9 (ReplayStart): the target joins this network namespace
-  std::string usernsPath;             // and, first, this user namespace (empty: none)
-  uint32_t scrollback = 1000;         // terminal.scrollback (B §6.11), 0-100000
-  uint32_t renderMaxFrames = 10000;   // rendered budget: limits.frames (B §6.11)
-  uint64_t renderMaxBytes = 1000000;  // rendered budget: limits.output_bytes (B §6.11)
-  std::string cgroupPath;             // the sampler's capture cgroup; "" = none (A8)
-  std::string pidsGroupPath;          // a v1 pids group to join (SamplerPrepared); "" = none
-  bool execNotify = false;            // the target installs the exec filter (SamplerPrepared)
+  // Defaults and ranges of the sizes and limits below: evidence/limits.h.
+  uint16_t columns = uint16_t(evidence::terminal::COLUMNS.defaultValue);
+  uint16_t rows = uint16_t(evidence::terminal::ROWS.defaultValue);
+  std::vector<PtyInteraction> events;  // scenario order; index = PtyDispatch::eventIndex
+  uint64_t timeoutMs = 0;              // watchdog, measured from t0Ns (B §6.6.1)
+  uint64_t idleTimeoutMs = 0;          // watchdog, last output starts at t0Ns
+  uint64_t t0Ns = 0;                   // the capture's T0, CLOCK_MONOTONIC ns
+  uint32_t maxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);             // B §6.5
+  uint64_t maxOutputBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);  // B §6.5
+  std::string netnsPath;   // A9 (ReplayStart): the target joins this network namespace
+  std::string usernsPath;  // and, first, this user namespace (empty: none)
+  // terminal.scrollback (B §6.11); the pty helper accepts up to 100000
+  uint32_t scrollback = uint32_t(evidence::terminal::SCROLLBACK.defaultValue);
+  // The rendered budget (B §6.11): limits.frames and limits.output_bytes.
+  uint32_t renderMaxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);
+  uint64_t renderMaxBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);
+  std::string cgroupPath;     // the sampler's capture cgroup; "" = none (A8)
+  std::string pidsGroupPath;  // a v1 pids group to join (SamplerPrepared); "" = none
+  bool execNotify = false;    // the target installs the exec filter (SamplerPrepared)
 };
+// Its field types, as pty.capnp's, hold every value evidence/limits.h allows.
+static_assert(evidence::terminal::COLUMNS.max <= UINT16_MAX &&
+              evidence::terminal::ROWS.max <= UINT16_MAX);
+static_assert(evidence::limit::FRAMES.max <= UINT32_MAX);
 
 // ---- What the helper reports (already validated) -----------------------------------------
 
@@ -94,8 +102,8 @@ struct PtyDispatch {
 
 struct PtyRenderedFrame {
   // The emulator's state after an accepted chunk or a dispatched resize (B §6.11), before
-  // normalisation. Checked: size 1-1000, `lines.size() == rows`, cursor on the screen, text
-  // valid UTF-8, times in stream order, within the rendered budget.
+  // normalisation. Checked: size in the terminal range, `lines.size() == rows`, cursor on the
+  // screen, text valid UTF-8, times in stream order, within the rendered budget.
   uint64_t atNs = 0;
   int columns = 0;
   int rows = 0;

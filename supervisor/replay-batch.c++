@@ -133,8 +133,8 @@ std::string ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64
       if (e.outcome == ProtocolOutcome::MATCHED) {
         // B §5.4 rule 12: a matched request names a declared route.
         bool declared = false;
-        for (const auto& [m, p] : launch.routes) {
-          declared = declared || (m == method && p == path);
+        for (const auto& route : launch.plan.http) {
+          declared = declared || (route.method == method && route.path == path);
         }
         if (!declared) return "a matched request on no declared route";
       }

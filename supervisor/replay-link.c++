@@ -13,7 +13,9 @@
 #include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 
+#include "evidence/limits.h"
 #include "helpers/common/clock.h"
+#include "helpers/common/plan-builder.h"
 #include "supervisor/replay-batch.h"
 #include "supervisor/helper-message.h"
 
@@ -30,12 +32,12 @@ namespace {
 const kj::Duration START_DEADLINE = 10 * kj::SECONDS;
 
 void validateLaunch(const ReplayLaunch& launch) {
-  KJ_REQUIRE(launch.protocolEvents >= 1 && launch.protocolEvents <= 100000,
+  KJ_REQUIRE(evidence::limit::PROTOCOL_EVENTS.contains(launch.protocolEvents),
              "protocolEvents out of range");
-  KJ_REQUIRE(launch.protocolBodyBytes >= 1 && launch.protocolBodyBytes <= 10000000,
+  KJ_REQUIRE(evidence::limit::PROTOCOL_BODY_BYTES.contains(launch.protocolBodyBytes),
              "protocolBodyBytes out of range");
-  KJ_REQUIRE(launch.connections >= 1 && launch.connections <= 1000, "connections out of range");
-  KJ_REQUIRE(launch.routes.size() <= 100, "too many routes");
+  KJ_REQUIRE(evidence::limit::CONNECTIONS.contains(launch.connections), "connections out of range");
+  KJ_REQUIRE(launch.plan.http.size() <= 100, "too many routes");
 }
 
 }  // namespace
@@ -173,7 +175,7 @@ kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
     sink = *sinkServer;
     auto request = KJ_ASSERT_NONNULL(bootstrap).startRequest();
     auto config = request.initConfig();
-    config.setPlan(launch.planJson);
+    helper::buildReplayPlan(launch.plan, config.initPlan());
     config.setProtocolEvents(launch.protocolEvents);
     config.setProtocolBodyBytes(launch.protocolBodyBytes);
     config.setConnections(launch.connections);

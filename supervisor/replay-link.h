@@ -33,19 +33,24 @@
 #include <kj/time.h>
 
 #include "evidence/capture.h"
+#include "evidence/limits.h"
+#include "evidence/scenario.h"
 #include "supervisor/helper-process.h"
 #include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 
 struct ReplayLaunch {
-  std::string planJson;  // the scenario's `replay` object, JSON text (already validated)
-  std::vector<std::pair<std::string, std::string>> routes;  // (method, path) of each http route
-  uint32_t protocolEvents = 10000;                          // limits.protocol_events
-  uint64_t protocolBodyBytes = 1000000;                     // limits.protocol_body_bytes
-  uint32_t connections = 100;                               // limits.connections
-  bool loopbackNetns = false;                               // network_access "loopback" (A9)
+  evidence::Replay plan;  // the scenario's `replay` (validated): what the helper serves
+  uint32_t protocolEvents = uint32_t(evidence::limit::PROTOCOL_EVENTS.defaultValue);
+  uint64_t protocolBodyBytes = uint64_t(evidence::limit::PROTOCOL_BODY_BYTES.defaultValue);
+  uint32_t connections = uint32_t(evidence::limit::CONNECTIONS.defaultValue);
+  // limits.protocol_events, limits.protocol_body_bytes, limits.connections
+  bool loopbackNetns = false;  // network_access "loopback" (A9)
 };
+// Its field types, as replay.capnp's, hold every value evidence/limits.h allows.
+static_assert(evidence::limit::PROTOCOL_EVENTS.max <= UINT32_MAX &&
+              evidence::limit::CONNECTIONS.max <= UINT32_MAX);
 
 struct ReplayStart {
   uint16_t port = 0;

@@ -34,18 +34,19 @@
 
 #include <kj/async-io.h>
 
+#include "evidence/limits.h"
 #include "supervisor/helper-process.h"
 #include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 
 struct SamplerPlan {
-  std::string runToken;          // REA_PROCESS_RUN_ID of the capture
-  uint32_t maxProcesses = 1000;  // limits.processes
-  bool forceSampled = false;     // REA_FORCE_SAMPLED=1: the baseline's sampling (tests)
-  bool execNotify = false;       // kernel-side exec observation where possible (exec-channel.h);
-                                 // set by runCapture when it made the channel
-  uint32_t maxPids = 0;          // REA_PROCESS_MAX_PIDS: bound on live processes; 0 = none
+  std::string runToken;  // REA_PROCESS_RUN_ID of the capture
+  uint32_t maxProcesses = uint32_t(evidence::limit::PROCESSES.defaultValue);  // limits.processes
+  bool forceSampled = false;  // REA_FORCE_SAMPLED=1: the baseline's sampling (tests)
+  bool execNotify = false;    // kernel-side exec observation where possible (exec-channel.h);
+                              // set by runCapture when it made the channel
+  uint32_t maxPids = 0;       // REA_PROCESS_MAX_PIDS: bound on live processes; 0 = none
 };
 
 struct SamplerPrepared {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "evidence/limits.h"
+
 namespace rea::supervisor {
 namespace {
 
@@ -127,8 +129,8 @@ evidence::Json ScenarioRecording::scenario(const RecordedTarget& target, int64_t
       event["timeout_ms"] = EVENT_TIMEOUT_MS;
     }
     if (recorded.resize) {
-      event["columns"] = std::clamp(recorded.columns, 1, 1000);
-      event["rows"] = std::clamp(recorded.rows, 1, 1000);
+      event["columns"] = evidence::clampedTo(evidence::terminal::COLUMNS, recorded.columns);
+      event["rows"] = evidence::clampedTo(evidence::terminal::ROWS, recorded.rows);
     } else {
       event["data"] = recorded.data;
     }
@@ -143,8 +145,9 @@ evidence::Json ScenarioRecording::scenario(const RecordedTarget& target, int64_t
   scenario["arguments"] = target.arguments;
   scenario["working_directory"] = target.workingDirectory;
   scenario["environment"] = Json{{"PATH", target.path}};
-  scenario["terminal"] = Json{{"columns", std::clamp(target.columns, 1, 1000)},
-                              {"rows", std::clamp(target.rows, 1, 1000)}};
+  scenario["terminal"] =
+      Json{{"columns", evidence::clampedTo(evidence::terminal::COLUMNS, target.columns)},
+           {"rows", evidence::clampedTo(evidence::terminal::ROWS, target.rows)}};
   scenario["events"] = std::move(list);
   scenario["timeout_ms"] = timeout;
   scenario["idle_timeout_ms"] = timeout;

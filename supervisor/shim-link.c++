@@ -2,16 +2,18 @@
 
 #include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
-#include <nlohmann/json.hpp>
 #include <string.h>
 #include <time.h>
 
+#include "evidence/limits.h"
 #include "helpers/common/clock.h"
+#include "helpers/common/plan-builder.h"
 #include "supervisor/shim-batch.h"
 #include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
 
+using helper::buildShimPlan;
 using helper::monotonicNowNs;
 
 namespace {
@@ -41,17 +43,9 @@ void validateLaunch(const ShimLaunch& launch) {
     }
   }
   KJ_REQUIRE(!launch.shimsDirectory.empty(), "shims directory is empty");
-  KJ_REQUIRE(launch.protocolEventLimit >= 1 && launch.protocolEventLimit <= 100000,
+  KJ_REQUIRE(evidence::limit::PROTOCOL_EVENTS.contains(launch.protocolEventLimit),
              "protocolEventLimit out of range");
   KJ_REQUIRE(launch.t0Ns > 0 && launch.t0Ns <= monotonicNowNs(), "t0Ns is not a past time");
-}
-
-std::string planJson(const ShimLaunch& launch) {
-  // Exactly manifest.shim_plan (evidence/projection shimPlan): the helper answers from it.
-  evidence::Json plan = evidence::Json::array();
-  for (const auto& shim : launch.shims)
-    plan.push_back(evidence::toJson(shim));
-  return plan.dump();
 }
 
 }  // namespace
@@ -187,7 +181,8 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   sink = *sinkServer;
   auto request = KJ_ASSERT_NONNULL(bootstrap).startRequest();
   auto config = request.initConfig();
-  config.setPlanJson(planJson(launch));
+  // Exactly manifest.shim_plan (evidence/projection shimPlan), typed: the helper answers from it.
+  buildShimPlan(launch.shims, config.initPlan());
   config.setShimsDirectory(bytesOf(launch.shimsDirectory));
   config.setClientPath(bytesOf(helperDirectory + "/rea-shim-client"));
   config.setProtocolEventLimit(launch.protocolEventLimit);

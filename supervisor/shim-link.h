@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "evidence/limits.h"
 #include "evidence/scenario.h"
 #include "supervisor/helper-process.h"
 #include "supervisor/pty-link.h"  // HelperFault
@@ -38,8 +39,9 @@ namespace rea::supervisor {
 struct ShimLaunch {
   std::vector<evidence::CommandShim> shims;  // the scenario's command_shims (validated), ≥1
   std::string shimsDirectory;                // <temp root>/shims, exists and is empty
-  uint32_t protocolEventLimit = 10000;       // limits.protocol_events, 1-100,000
-  uint64_t t0Ns = 0;                         // the capture's T0: no call is older
+  uint32_t protocolEventLimit =              // limits.protocol_events
+      uint32_t(evidence::limit::PROTOCOL_EVENTS.defaultValue);
+  uint64_t t0Ns = 0;       // the capture's T0: no call is older
   std::string netnsPath;   // A9 loopback: the ledger listens in the target's namespace
   std::string usernsPath;  // and enters this user namespace first (empty: none)
 };

@@ -23,13 +23,18 @@
 #include <vector>
 
 #include "evidence/file-effects.h"
+#include "evidence/limits.h"
 
 namespace rea::helper {
 
 struct SnapshotLimits {
-  uint64_t files = 10000;         // `limits.files`: entries recorded over all roots
-  uint64_t fileBytes = 10000000;  // `limits.file_bytes`: bytes of successfully hashed files
-  uint64_t depth = 16;            // `limits.filesystem_depth`: the root is depth 0
+  // Defaults and ranges: evidence/limits.h.
+  // `limits.files`: entries recorded over all roots
+  uint64_t files = uint64_t(evidence::limit::FILES.defaultValue);
+  // `limits.file_bytes`: bytes of successfully hashed files
+  uint64_t fileBytes = uint64_t(evidence::limit::FILE_BYTES.defaultValue);
+  // `limits.filesystem_depth`: the root is depth 0
+  uint64_t depth = uint64_t(evidence::limit::FILESYSTEM_DEPTH.defaultValue);
 };
 
 enum class SnapshotBackend {

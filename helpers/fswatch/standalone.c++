@@ -34,10 +34,11 @@ void checkSnapshotRequest(const std::vector<std::string>& roots, const SnapshotL
     KJ_REQUIRE(!root.empty() && root[0] == '/', "a root is not an absolute path");
     KJ_REQUIRE(root.find('\0') == std::string::npos, "a root contains NUL");
   }
-  KJ_REQUIRE(limits.files >= 1 && limits.files <= 100000, "files out of range", limits.files);
-  KJ_REQUIRE(limits.fileBytes >= 1 && limits.fileBytes <= 100000000, "fileBytes out of range",
+  KJ_REQUIRE(evidence::limit::FILES.contains(limits.files), "files out of range", limits.files);
+  KJ_REQUIRE(evidence::limit::FILE_BYTES.contains(limits.fileBytes), "fileBytes out of range",
              limits.fileBytes);
-  KJ_REQUIRE(limits.depth >= 1 && limits.depth <= 64, "depth out of range", limits.depth);
+  KJ_REQUIRE(evidence::limit::FILESYSTEM_DEPTH.contains(limits.depth), "depth out of range",
+             limits.depth);
 }
 
 SnapshotRequest snapshotRequestFromJson(const evidence::Json& request) {

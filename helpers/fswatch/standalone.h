@@ -35,8 +35,8 @@ struct SnapshotRequest {
 SnapshotRequest snapshotRequestFromJson(const evidence::Json& request);
 
 void checkSnapshotRequest(const std::vector<std::string>& roots, const SnapshotLimits& limits);
-// The ranges of SPEC B §3.1/§3.6 (≤16 roots, each absolute; files 1-100000, fileBytes
-// 1-100000000, depth 1-64); throws FAILED otherwise. The RPC server applies it too.
+// The ranges of SPEC B §3.1/§3.6 (≤16 roots, each absolute; files, fileBytes and depth as
+// evidence/limits.h bounds them); throws FAILED otherwise. The RPC server applies it too.
 
 kj::Promise<void> runFswatchStandalone(const evidence::Json& request, const WriteLock& lock,
                                        JsonLines& out);

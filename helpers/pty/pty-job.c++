@@ -506,6 +506,10 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
 }  // namespace
 
 void validatePtyJobConfig(const PtyJobConfig& config) {
+  using evidence::limit::FRAMES;
+  using evidence::limit::OUTPUT_BYTES;
+  using evidence::terminal::COLUMNS;
+  using evidence::terminal::ROWS;
   KJ_REQUIRE(!config.executable.empty(), "executable is empty");
   KJ_REQUIRE(config.executable.find('\0') == std::string::npos, "executable holds NUL");
   KJ_REQUIRE(!config.workingDirectory.empty(), "working directory is empty");
@@ -518,8 +522,8 @@ void validatePtyJobConfig(const PtyJobConfig& config) {
                "environment entry is not NAME=VALUE");
     KJ_REQUIRE(entry.find('\0') == std::string::npos, "an environment entry holds NUL");
   }
-  KJ_REQUIRE(config.columns >= 1 && config.columns <= 1000, "columns out of range", config.columns);
-  KJ_REQUIRE(config.rows >= 1 && config.rows <= 1000, "rows out of range", config.rows);
+  KJ_REQUIRE(COLUMNS.contains(config.columns), "columns out of range", config.columns);
+  KJ_REQUIRE(ROWS.contains(config.rows), "rows out of range", config.rows);
   KJ_REQUIRE(config.events.size() <= 1000, "too many events", config.events.size());
   // Events that do not wait are sorted by atMs among themselves (a waiting event's atMs is only
   // its earliest time).
@@ -535,9 +539,8 @@ void validatePtyJobConfig(const PtyJobConfig& config) {
       case PtyJobInteraction::Type::INPUT:
         break;
       case PtyJobInteraction::Type::RESIZE:
-        KJ_REQUIRE(
-            event.columns >= 1 && event.columns <= 1000 && event.rows >= 1 && event.rows <= 1000,
-            "resize out of range", event.columns, event.rows);
+        KJ_REQUIRE(COLUMNS.contains(event.columns) && ROWS.contains(event.rows),
+                   "resize out of range", event.columns, event.rows);
         break;
       case PtyJobInteraction::Type::SIGNAL:
         KJ_REQUIRE(event.signal == SIGINT || event.signal == SIGTERM || event.signal == SIGKILL,
@@ -548,14 +551,11 @@ void validatePtyJobConfig(const PtyJobConfig& config) {
   KJ_REQUIRE(config.timeoutMs >= 1 && config.timeoutMs <= 300000, "timeoutMs out of range");
   KJ_REQUIRE(config.idleTimeoutMs >= 1 && config.idleTimeoutMs <= 300000,
              "idleTimeoutMs out of range");
-  KJ_REQUIRE(config.maxFrames >= 1 && config.maxFrames <= 100000, "maxFrames out of range");
-  KJ_REQUIRE(config.maxOutputBytes >= 1 && config.maxOutputBytes <= 10000000,
-             "maxOutputBytes out of range");
+  KJ_REQUIRE(FRAMES.contains(config.maxFrames), "maxFrames out of range");
+  KJ_REQUIRE(OUTPUT_BYTES.contains(config.maxOutputBytes), "maxOutputBytes out of range");
   KJ_REQUIRE(config.scrollback <= 100000, "scrollback out of range", config.scrollback);
-  KJ_REQUIRE(config.renderMaxFrames >= 1 && config.renderMaxFrames <= 100000,
-             "renderMaxFrames out of range");
-  KJ_REQUIRE(config.renderMaxBytes >= 1 && config.renderMaxBytes <= 10000000,
-             "renderMaxBytes out of range");
+  KJ_REQUIRE(FRAMES.contains(config.renderMaxFrames), "renderMaxFrames out of range");
+  KJ_REQUIRE(OUTPUT_BYTES.contains(config.renderMaxBytes), "renderMaxBytes out of range");
 }
 
 kj::Own<PtyJob> PtyJob::start(kj::AsyncIoContext& io, PtyJobConfig config, PtyJobSink& sink,

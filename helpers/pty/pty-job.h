@@ -36,6 +36,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "evidence/limits.h"
 #include "helpers/pty/screen-queries.h"
 #include "helpers/pty/screen-renderer.h"
 
@@ -59,22 +60,25 @@ struct PtyJobConfig {
   std::string workingDirectory;
   std::string executableObject;          // the checked executable object to exec; "" = by path
   std::vector<std::string> environment;  // NAME=VALUE, complete
-  uint16_t columns = 80;
-  uint16_t rows = 24;
+  // Defaults and ranges of the sizes and limits below: evidence/limits.h.
+  uint16_t columns = uint16_t(evidence::terminal::COLUMNS.defaultValue);
+  uint16_t rows = uint16_t(evidence::terminal::ROWS.defaultValue);
   std::vector<PtyJobInteraction> events;  // events that do not wait are sorted by atMs
   uint64_t timeoutMs = 30000;
   uint64_t idleTimeoutMs = 30000;
   uint64_t t0Ns = 0;  // CLOCK_MONOTONIC; 0 = the moment start() is called
-  uint32_t maxFrames = 10000;
-  uint64_t maxOutputBytes = 1000000;
-  std::string netnsPath;              // A9: the target joins this network namespace (TargetSpec)
-  std::string usernsPath;             // and this user namespace first
-  uint32_t scrollback = 1000;         // terminal.scrollback rows, 0-100000
-  uint32_t renderMaxFrames = 10000;   // rendered budget (B §6.11: = limits.frames)
-  uint64_t renderMaxBytes = 1000000;  // rendered budget (B §6.11: = limits.output_bytes)
-  std::string cgroupPath;             // "" = no capture cgroup (TargetSpec::cgroupPath)
-  std::string pidsGroupPath;          // "" = none to join (TargetSpec::pidsGroupPath)
-  bool execNotify = false;            // install the exec filter (TargetSpec::execChannel)
+  uint32_t maxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);
+  uint64_t maxOutputBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);
+  std::string netnsPath;   // A9: the target joins this network namespace (TargetSpec)
+  std::string usernsPath;  // and this user namespace first
+  // terminal.scrollback rows; accepted up to 100000
+  uint32_t scrollback = uint32_t(evidence::terminal::SCROLLBACK.defaultValue);
+  // The rendered budget (B §6.11): limits.frames and limits.output_bytes.
+  uint32_t renderMaxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);
+  uint64_t renderMaxBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);
+  std::string cgroupPath;     // "" = no capture cgroup (TargetSpec::cgroupPath)
+  std::string pidsGroupPath;  // "" = none to join (TargetSpec::pidsGroupPath)
+  bool execNotify = false;    // install the exec filter (TargetSpec::execChannel)
 };
 
 void validatePtyJobConfig(const PtyJobConfig& config);

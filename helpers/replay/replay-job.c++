@@ -1,26 +1,10 @@
 #include "helpers/replay/replay-job.h"
 
 #include <kj/debug.h>
-#include <nlohmann/json.hpp>
 
 #include "helpers/replay/loopback-netns.h"
 
 namespace rea::helper {
-
-ReplayJobConfig replayJobConfigFromJson(const evidence::Json& request) {
-  KJ_REQUIRE(request.is_object(), "the request is not a JSON object");
-  ReplayJobConfig config;
-  auto replay = request.find("replay");
-  config.plan = parseReplayPlan(replay == request.end() ? evidence::Json::object() : *replay);
-  auto limits = request.find("limits");
-  config.limits = parseReplayLimits(limits == request.end() ? evidence::Json::object() : *limits);
-  auto loopback = request.find("loopbackNetns");
-  if (loopback != request.end()) {
-    KJ_REQUIRE(loopback->is_boolean(), "loopbackNetns is not a boolean");
-    config.loopbackNetns = loopback->get<bool>();
-  }
-  return config;
-}
 
 ReplayJob::ReplayJob(kj::AsyncIoContext& io, ReplayJobConfig config,
                      std::function<void(std::vector<ProtocolEvent>)> onEvents)

@@ -14,7 +14,6 @@
 
 #include <kj/async-io.h>
 
-#include "evidence/json.h"
 #include "helpers/replay/protocol-recorder.h"
 #include "helpers/replay/replay-diagnostics.h"
 #include "helpers/replay/replay-plan.h"
@@ -27,10 +26,6 @@ struct ReplayJobConfig {
   ReplayLimits limits;
   bool loopbackNetns = false;
 };
-
-ReplayJobConfig replayJobConfigFromJson(const evidence::Json& request);
-// Standalone request: {"replay": {...scenario replay...}, "limits": {...scenario limits...},
-// "loopbackNetns": bool}. Throws FAILED on a malformed member.
 
 struct ReplayJobSummary {
   uint64_t droppedEvents = 0;  // events dropped at limits.protocol_events

@@ -1,12 +1,12 @@
 #pragma once
-// ReplayPlan: what the loopback replay server answers (SPEC B §3.8), parsed from the scenario's
-// `replay` object, plus the three limits that bound what it records (B §3.6). The helper gets
-// this JSON from the supervisor, which has already validated it against the scenario rules, so
-// the parser here only applies defaults and checks what the server itself depends on (types,
-// and that response header names and values can be sent at all).
+// ReplayPlan: what the loopback replay server answers (SPEC B §3.8), read from the typed plan the
+// supervisor sends (schema/replay-plan.capnp), plus the three limits that bound what it records
+// (B §3.6). The supervisor built the plan from a validated scenario, so the reader here only
+// checks what the server itself depends on: a status it can send, response header names and
+// values kj-http can send at all, and union values it knows.
 //
-// Errors: parseReplayPlan() throws kj::Exception (FAILED) naming the JSON path of the first
-// member that has the wrong type or a header kj-http cannot send; it never returns a partial plan.
+// Errors: readReplayPlan() throws kj::Exception (FAILED) naming the plan path of the first value
+// the server cannot send; it never returns a partial plan.
 
 #include <cstdint>
 #include <optional>
@@ -14,7 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "evidence/json.h"
+#include "evidence/limits.h"
+#include "schema/replay-plan.capnp.h"
 
 namespace rea::helper {
 
@@ -48,15 +49,18 @@ struct ReplayPlan {
 };
 
 struct ReplayLimits {
-  uint32_t protocolEvents = 10000;       // events recorded before the recorder truncates
-  uint64_t protocolBodyBytes = 1000000;  // request body / WebSocket frame payload cap
-  uint32_t connections = 100;            // WebSocket connections served (HTTP is not limited)
+  // events recorded before the recorder truncates
+  uint32_t protocolEvents = uint32_t(evidence::limit::PROTOCOL_EVENTS.defaultValue);
+  // request body / WebSocket frame payload cap
+  uint64_t protocolBodyBytes = uint64_t(evidence::limit::PROTOCOL_BODY_BYTES.defaultValue);
+  // WebSocket connections served (HTTP is not limited)
+  uint32_t connections = uint32_t(evidence::limit::CONNECTIONS.defaultValue);
 };
 
-ReplayPlan parseReplayPlan(const evidence::Json& replay);
-// `replay` is the scenario's `replay` object (missing members take the B §3.8 defaults).
+ReplayPlan readReplayPlan(schema::ReplayPlan::Reader plan);
+// The typed plan a ReplayConfig carries (built by helpers/common/plan-builder.h).
 
-ReplayLimits parseReplayLimits(const evidence::Json& limits);
-// `limits` is the scenario's `limits` object; only the three protocol keys are read.
+void checkReplayLimits(const ReplayLimits& limits);
+// Throws FAILED naming the first limit outside its range (evidence/limits.h).
 
 }  // namespace rea::helper

@@ -1,7 +1,6 @@
 #include "helpers/replay/server.h"
 
 #include <kj/debug.h>
-#include <nlohmann/json.hpp>
 
 #include "helpers/common/event-sink.h"
 #include "helpers/replay/replay-job.h"
@@ -14,23 +13,12 @@ namespace rea::helper {
 namespace {
 
 ReplayJobConfig configFromSchema(schema::ReplayConfig::Reader config) {
-  evidence::Json plan;
-  try {
-    plan = nlohmann::ordered_json::parse(config.getPlan().cStr());
-  } catch (const nlohmann::json::exception& e) {
-    KJ_FAIL_REQUIRE("the replay plan is not JSON", e.what());
-  }
   ReplayJobConfig result;
-  result.plan = parseReplayPlan(plan);
+  result.plan = readReplayPlan(config.getPlan());
   result.limits.protocolEvents = config.getProtocolEvents();
   result.limits.protocolBodyBytes = config.getProtocolBodyBytes();
   result.limits.connections = config.getConnections();
-  KJ_REQUIRE(result.limits.protocolEvents >= 1 && result.limits.protocolEvents <= 100000,
-             "protocolEvents out of range");
-  KJ_REQUIRE(result.limits.protocolBodyBytes >= 1 && result.limits.protocolBodyBytes <= 10000000,
-             "protocolBodyBytes out of range");
-  KJ_REQUIRE(result.limits.connections >= 1 && result.limits.connections <= 1000,
-             "connections out of range");
+  checkReplayLimits(result.limits);
   result.loopbackNetns = config.getLoopbackNetns();
   return result;
 }

@@ -1,11 +1,38 @@
 #include "helpers/replay/standalone.h"
 
+#include <capnp/message.h>
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 
+#include "helpers/common/plan-builder.h"
+#include "helpers/common/standalone-plan.h"
 #include "helpers/replay/replay-job.h"
 
 namespace rea::helper {
+
+ReplayPlan replayPlanFromJson(const evidence::Json& replay) {
+  return replayJobConfigFromJson({{"replay", replay}}).plan;
+}
+
+ReplayJobConfig replayJobConfigFromJson(const evidence::Json& request) {
+  KJ_REQUIRE(request.is_object(), "the request is not a JSON object");
+  evidence::Scenario scenario = scenarioParts(request);  // reads `replay` and `limits`
+  ReplayJobConfig config;
+  // Through the typed plan, as the supervisor sends it: one conversion for both modes.
+  capnp::MallocMessageBuilder message;
+  auto plan = message.initRoot<schema::ReplayPlan>();
+  buildReplayPlan(scenario.replay, plan);
+  config.plan = readReplayPlan(plan.asReader());
+  config.limits.protocolEvents = uint32_t(scenario.limits.protocolEvents);
+  config.limits.protocolBodyBytes = uint64_t(scenario.limits.protocolBodyBytes);
+  config.limits.connections = uint32_t(scenario.limits.connections);
+  auto loopback = request.find("loopbackNetns");
+  if (loopback != request.end()) {
+    KJ_REQUIRE(loopback->is_boolean(), "loopbackNetns is not a boolean");
+    config.loopbackNetns = loopback->get<bool>();
+  }
+  return config;
+}
 
 evidence::Json protocolEventToJson(const ProtocolEvent& event) {
   evidence::Json line = evidence::Json::object();

@@ -40,6 +40,7 @@
 
 #include <vector>
 
+#include "evidence/limits.h"
 #include "helpers/sampler/cleanup.h"
 #include "helpers/sampler/proc-connector.h"
 #include "helpers/sampler/sample-recorder.h"
@@ -60,9 +61,9 @@ const char* observationModeName(ObservationMode mode);
 // "exact" / "sampled": the manifest's `process_observation` (A8).
 
 struct ObserverConfig {
-  std::string runToken;          // REA_PROCESS_RUN_ID of the target (B §6.1)
-  uint32_t maxProcesses = 1000;  // limits.processes (B §3.6)
-  bool forceSampled = false;     // no cgroup, no proc connector: B §6.8 with the B §12 fixes
+  std::string runToken;  // REA_PROCESS_RUN_ID of the target (B §6.1)
+  uint32_t maxProcesses = uint32_t(evidence::limit::PROCESSES.defaultValue);  // B §3.6
+  bool forceSampled = false;  // no cgroup, no proc connector: B §6.8 with the B §12 fixes
   bool realtimeEvents = true;
   // Exact mode: while observing, the calling thread runs SCHED_FIFO (with SCHED_RESET_ON_FORK,
   // so nothing it forks inherits it). An exec'd program's argv can only be read from /proc

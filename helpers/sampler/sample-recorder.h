@@ -42,7 +42,7 @@ class SampleRecorder {
  public:
   SampleRecorder(uint32_t maxProcesses, ProcessSink& sink)
       : maxProcesses(maxProcesses), sink(sink) {}
-  // `maxProcesses` is the scenario's limits.processes (1-10000).
+  // `maxProcesses` is the scenario's limits.processes (range: evidence/limits.h).
 
   bool offer(const ProcessRecord& record);
   // Records the row (true), or skips it as unchanged, refused by the filter or over the limit

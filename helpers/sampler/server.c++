@@ -4,6 +4,7 @@
 
 #include <kj/debug.h>
 
+#include "evidence/limits.h"
 #include "helpers/common/event-sink.h"
 #include "helpers/common/exec-channel.h"
 #include "helpers/common/system/capture-cgroup.h"
@@ -251,7 +252,7 @@ ObserverConfig configFromSchema(schema::SamplerConfig::Reader config) {
   result.runToken = config.getRunToken();
   KJ_REQUIRE(isValidRunToken(result.runToken), "the run token is not a lowercase UUID");
   result.maxProcesses = config.getMaxProcesses();
-  KJ_REQUIRE(result.maxProcesses >= 1 && result.maxProcesses <= 10000, "maxProcesses out of range",
+  KJ_REQUIRE(evidence::limit::PROCESSES.contains(result.maxProcesses), "maxProcesses out of range",
              result.maxProcesses);
   result.forceSampled = config.getForceSampled();
   result.execNotify = config.getExecNotify();

@@ -117,7 +117,7 @@ class ShimServer final : public schema::Shim::Server {
     auto params = call.getParams();
     auto config = params.getConfig();
     ShimJobConfig jobConfig;
-    jobConfig.planJson = config.getPlanJson();
+    jobConfig.plan = readShimPlan(config.getPlan());
     jobConfig.shimsDirectory = text(config.getShimsDirectory());
     jobConfig.clientPath = text(config.getClientPath());
     jobConfig.protocolEventLimit = config.getProtocolEventLimit();

@@ -13,21 +13,6 @@
 
 namespace rea::helper {
 
-namespace {
-
-template <typename T>
-T field(const evidence::Json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    KJ_FAIL_REQUIRE("malformed field", name, e.what());
-  }
-}
-
-}  // namespace
-
 ShimJob::ShimJob(kj::Own<ShimLedger> ledger, kj::Own<ShimLedgerServer> server)
     : ledgerPtr(kj::mv(ledger)), server(kj::mv(server)) {}
 
@@ -38,16 +23,9 @@ ShimJob::~ShimJob() noexcept(false) {
 kj::Own<ShimJob> ShimJob::start(kj::AsyncIoContext& io, ShimJobConfig config,
                                 std::function<void(const ShimEvent&)> onRecorded,
                                 kj::Function<void()> lockDown) {
-  KJ_REQUIRE(config.protocolEventLimit >= 1 && config.protocolEventLimit <= 100000,
+  KJ_REQUIRE(evidence::limit::PROTOCOL_EVENTS.contains(config.protocolEventLimit),
              "protocolEventLimit out of range", config.protocolEventLimit);
-  evidence::Json planJson;
-  try {
-    planJson = evidence::Json::parse(config.planJson);
-  } catch (const nlohmann::json::exception& e) {
-    KJ_FAIL_REQUIRE("the shim plan is not JSON", e.what());
-  }
-  KJ_REQUIRE(planJson.is_array(), "the shim plan is not an array");
-  ShimPlan plan = parseShimPlan(planJson);
+  ShimPlan plan = kj::mv(config.plan);
   std::vector<std::string> names;
   for (const Shim& shim : plan.shims)
     names.push_back(shim.name);
@@ -56,7 +34,7 @@ kj::Own<ShimJob> ShimJob::start(kj::AsyncIoContext& io, ShimJobConfig config,
   // A loopback capture's target can reach only its own namespace's 127.0.0.1: the ledger must
   // listen there. Entered before the filter (setns is not in it) and before any socket exists.
   const std::pair<std::string, int> namespaces[] = {{config.usernsPath, CLONE_NEWUSER},
-                                                     {config.netnsPath, CLONE_NEWNET}};
+                                                    {config.netnsPath, CLONE_NEWNET}};
   for (const auto& entry : namespaces) {
     const std::string& path = entry.first;
     if (path.empty()) continue;
@@ -90,20 +68,6 @@ kj::Maybe<const kj::Exception&> ShimJob::failure() const {
     return (*s)->failure();
   }
   return nullptr;
-}
-
-ShimJobConfig shimJobConfigFromJson(const evidence::Json& request) {
-  KJ_REQUIRE(request.is_object(), "the request is not a JSON object");
-  ShimJobConfig config;
-  auto shims = request.find("commandShims");
-  KJ_REQUIRE(shims != request.end() && shims->is_array(), "commandShims must be an array");
-  config.planJson = shims->dump();
-  config.shimsDirectory = field<std::string>(request, "shimsDirectory", "");
-  KJ_REQUIRE(!config.shimsDirectory.empty(), "shimsDirectory is required");
-  config.clientPath = field<std::string>(request, "clientPath", "");
-  KJ_REQUIRE(!config.clientPath.empty(), "clientPath is required");
-  config.protocolEventLimit = field<uint32_t>(request, "protocolEventLimit", 10000);
-  return config;
 }
 
 evidence::Json shimEventToJson(const ShimEvent& event) {

@@ -4,9 +4,9 @@
 // and making sockets) serves the ledger on 127.0.0.1:<ephemeral> and hands each recorded
 // invocation to the caller as it is recorded. Owns the ledger and its HTTP server.
 //
-// Errors: start() throws kj::Exception (FAILED) when the plan does not parse, a shim file cannot
-// be written or the socket cannot be bound. Nothing throws afterwards: every request is answered
-// (ShimLedgerServer), a failed accept loop shows in failure().
+// Errors: start() throws kj::Exception (FAILED) when the event limit is out of range, a shim file
+// cannot be written or the socket cannot be bound. Nothing throws afterwards: every request is
+// answered (ShimLedgerServer), a failed accept loop shows in failure().
 
 #include <cstdint>
 #include <functional>
@@ -16,17 +16,19 @@
 #include <kj/function.h>
 
 #include "evidence/json.h"
+#include "evidence/limits.h"
 #include "helpers/shim/shim-ledger.h"
+#include "helpers/shim/shim-plan.h"
 
 namespace rea::helper {
 
 class ShimLedgerServer;
 
 struct ShimJobConfig {
-  std::string planJson;        // the `command_shims` array as JSON text
+  ShimPlan plan;               // what the ledger answers from
   std::string shimsDirectory;  // exists; the shim files go here
   std::string clientPath;      // rea-shim-client
-  uint32_t protocolEventLimit = 10000;
+  uint32_t protocolEventLimit = uint32_t(evidence::limit::PROTOCOL_EVENTS.defaultValue);
   std::string netnsPath;   // non-empty: listen inside this network namespace (A9 loopback)
   std::string usernsPath;  // entered first when set
 };
@@ -36,7 +38,7 @@ class ShimJob {
   static kj::Own<ShimJob> start(kj::AsyncIoContext& io, ShimJobConfig config,
                                 std::function<void(const ShimEvent&)> onRecorded,
                                 kj::Function<void()> lockDown);
-  // Parses the plan, writes one shim file per declared shim, binds 127.0.0.1:0 and listens,
+  // Writes one shim file per declared shim, binds 127.0.0.1:0 and listens,
   // then calls `lockDown` (from then on only accept and the connections' reads and writes are
   // needed) and starts serving on the current event loop. `onRecorded` is called from the loop.
 
@@ -60,10 +62,6 @@ class ShimJob {
   kj::Maybe<kj::Own<ShimLedgerServer>> server;
   uint16_t boundPort = 0;
 };
-
-ShimJobConfig shimJobConfigFromJson(const evidence::Json& request);
-// Standalone requests: {"commandShims":[...], "shimsDirectory":"...", "clientPath":"...",
-// "protocolEventLimit":N}. Throws FAILED naming the first malformed field.
 
 evidence::Json shimEventToJson(const ShimEvent& event);
 // {"event":"invocation","sequence","atNs","command","arguments","workingDirectory",

@@ -43,7 +43,7 @@ struct ShimAnswer {
 class ShimLedger {
  public:
   ShimLedger(ShimPlan plan, uint32_t protocolEventLimit);
-  // `protocolEventLimit` is the scenario's `limits.protocol_events` (1-100,000): the ledger
+  // `protocolEventLimit` is the scenario's `limits.protocol_events` (evidence/limits.h): the ledger
   // records at most that many events, then marks itself truncated and keeps answering.
 
   ShimAnswer invoke(ShimInvocation invocation, uint64_t atNs);

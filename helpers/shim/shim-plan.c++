@@ -1,88 +1,90 @@
 #include "helpers/shim/shim-plan.h"
 
-#include <cmath>
-
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
+
+#include "evidence/json.h"
 
 namespace rea::helper {
 namespace {
 
 using evidence::Json;
 
-const Json& member(const Json& object, const char* key, const std::string& path) {
-  KJ_REQUIRE(object.is_object(), "shim plan: not an object", path);
-  auto it = object.find(key);
-  KJ_REQUIRE(it != object.end(), "shim plan: missing member", path, key);
-  return *it;
+std::string textOf(capnp::Text::Reader text) {
+  return std::string(text.begin(), text.size());  // with its size: U+0000 is a character
 }
 
-std::string stringValue(const Json& value, const std::string& path) {
-  KJ_REQUIRE(value.is_string(), "shim plan: not a string", path);
-  return value.get<std::string>();
-}
-
-uint32_t uintValue(const Json& value, const std::string& path) {
-  // Scenario JSON has no type coercion but `1.0` is the integer 1 (SPEC B0.1).
-  KJ_REQUIRE(value.is_number(), "shim plan: not a number", path);
-  double number = value.get<double>();
-  KJ_REQUIRE(number >= 0 && number <= 4294967295.0 && std::floor(number) == number,
-             "shim plan: not a non-negative integer", path);
-  return static_cast<uint32_t>(number);
-}
-
-ShimTermination parseTermination(const Json& value, const std::string& path) {
-  ShimTermination termination;
-  std::string type = stringValue(member(value, "type", path), path + "/type");
-  if (type == "exit") {
-    termination.type = ShimTermination::Type::EXIT;
-    termination.code = uintValue(member(value, "code", path), path + "/code");
-  } else {
-    KJ_REQUIRE(type == "signal", "shim plan: unknown termination type", path, type);
-    termination.type = ShimTermination::Type::SIGNAL;
-    termination.signal = stringValue(member(value, "signal", path), path + "/signal");
+std::string outputStream(schema::CommandShim::Output::Stream stream, const std::string& path) {
+  switch (stream) {
+    case schema::CommandShim::Output::Stream::STDOUT:
+      return "stdout";
+    case schema::CommandShim::Output::Stream::STDERR:
+      return "stderr";
   }
-  return termination;
+  KJ_FAIL_REQUIRE("shim plan: unknown output stream", path, uint16_t(stream));
 }
 
-ShimRoute parseRoute(const Json& value, const std::string& path) {
+std::string signalName(schema::CommandShim::Signal signal, const std::string& path) {
+  switch (signal) {
+    case schema::CommandShim::Signal::INTERRUPT:
+      return "SIGINT";
+    case schema::CommandShim::Signal::TERMINATE:
+      return "SIGTERM";
+    case schema::CommandShim::Signal::KILL:
+      return "SIGKILL";
+  }
+  KJ_FAIL_REQUIRE("shim plan: unknown signal", path, uint16_t(signal));
+}
+
+ShimTermination readTermination(schema::CommandShim::Route::Termination::Reader termination,
+                                const std::string& path) {
+  ShimTermination result;
+  switch (termination.which()) {
+    case schema::CommandShim::Route::Termination::EXIT:
+      result.type = ShimTermination::Type::EXIT;
+      result.code = termination.getExit();
+      return result;
+    case schema::CommandShim::Route::Termination::SIGNAL:
+      result.type = ShimTermination::Type::SIGNAL;
+      result.signal = signalName(termination.getSignal(), path + "/signal");
+      return result;
+  }
+  KJ_FAIL_REQUIRE("shim plan: unknown termination type", path, uint16_t(termination.which()));
+}
+
+ShimRoute readRoute(schema::CommandShim::Route::Reader value, const std::string& path) {
   ShimRoute route;
-  const Json& arguments = member(value, "arguments", path);
-  KJ_REQUIRE(arguments.is_array(), "shim plan: not an array", path + "/arguments");
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    route.arguments.push_back(stringValue(arguments[i], path + "/arguments/" + std::to_string(i)));
+  for (auto argument : value.getArguments())
+    route.arguments.push_back(textOf(argument));
+  auto outputs = value.getOutputs();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string at = path + "/outputs/" + std::to_string(i);
+    route.outputs.push_back({outputs[i].getAtMs(),
+                             outputStream(outputs[i].getStream(), at + "/stream"),
+                             textOf(outputs[i].getData())});
   }
-  auto outputs = value.find("outputs");
-  if (outputs != value.end()) {
-    KJ_REQUIRE(outputs->is_array(), "shim plan: not an array", path + "/outputs");
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      std::string at = path + "/outputs/" + std::to_string(i);
-      const Json& output = (*outputs)[i];
-      route.outputs.push_back({uintValue(member(output, "at_ms", at), at + "/at_ms"),
-                               stringValue(member(output, "stream", at), at + "/stream"),
-                               stringValue(member(output, "data", at), at + "/data")});
-    }
-  }
-  route.termination = parseTermination(member(value, "termination", path), path + "/termination");
-  auto maxCalls = value.find("max_calls");
-  if (maxCalls != value.end()) route.maxCalls = uintValue(*maxCalls, path + "/max_calls");
+  route.termination = readTermination(value.getTermination(), path + "/termination");
+  route.maxCalls = value.getMaxCalls();
   return route;
 }
 
 }  // namespace
 
-ShimPlan parseShimPlan(const evidence::Json& commandShims) {
-  KJ_REQUIRE(commandShims.is_array(), "shim plan: command_shims is not an array");
+ShimPlan readShimPlan(schema::ShimPlan::Reader value) {
   ShimPlan plan;
-  for (size_t i = 0; i < commandShims.size(); ++i) {
+  auto shims = value.getShims();
+  for (size_t i = 0; i < shims.size(); ++i) {
     std::string path = "/command_shims/" + std::to_string(i);
-    const Json& value = commandShims[i];
     Shim shim;
-    shim.name = stringValue(member(value, "name", path), path + "/name");
-    const Json& routes = member(value, "routes", path);
-    KJ_REQUIRE(routes.is_array(), "shim plan: not an array", path + "/routes");
+    shim.name = textOf(shims[i].getName());
+    // The name becomes a file name in the shims directory: nothing but a plain one.
+    KJ_REQUIRE(!shim.name.empty() && shim.name.size() <= 128 &&
+                   shim.name.find_first_of(std::string_view("/\0", 2)) == std::string::npos &&
+                   shim.name != "." && shim.name != "..",
+               "shim plan: not a plain file name", path + "/name");
+    auto routes = shims[i].getRoutes();
     for (size_t r = 0; r < routes.size(); ++r) {
-      shim.routes.push_back(parseRoute(routes[r], path + "/routes/" + std::to_string(r)));
+      shim.routes.push_back(readRoute(routes[r], path + "/routes/" + std::to_string(r)));
     }
     plan.shims.push_back(std::move(shim));
   }

@@ -3,17 +3,19 @@
 // route defaults applied (`outputs: []`, `max_calls: 1`). It owns, per route, the exact JSON the
 // ledger sends a shim client on a match (B §7.2 step 3: "the parsed route, with defaults").
 //
-// The plan arrives already validated (scenario parsing and the policy gates run upstream), so
-// this module only converts; it does not re-check the ranges of B §3.4.
+// The plan arrives typed (schema/shim-plan.capnp) and already validated (scenario parsing and the
+// policy gates run upstream), so this module only converts; it does not re-check the ranges of
+// B §3.4. It refuses only what the message's types allow but no plan holds: an unknown enum or
+// union value, a shim name that is not a plain file name.
 //
-// Errors: parseShimPlan() throws kj::Exception (FAILED) naming the JSON path when a member has
-// the wrong type or a required one is missing: that is a bug upstream, not a user error.
+// Errors: readShimPlan() throws kj::Exception (FAILED) naming the plan path of the first such
+// value: that is a bug or a hostile supervisor, not a user error.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "evidence/json.h"
+#include "schema/shim-plan.capnp.h"
 
 namespace rea::helper {
 
@@ -46,9 +48,8 @@ struct ShimPlan {
   std::vector<Shim> shims;  // declaration order: the first shim with a name wins
 };
 
-ShimPlan parseShimPlan(const evidence::Json& commandShims);
-// The `command_shims` array of a parsed scenario (or of `manifest.shim_plan`), defaults applied
-// where a member is absent. Unknown members are ignored.
+ShimPlan readShimPlan(schema::ShimPlan::Reader plan);
+// The typed plan a ShimConfig carries (built by helpers/common/plan-builder.h).
 
 std::string routeResponseJson(const ShimRoute& route);
 // The body of a 200 answer: `{"arguments":[…],"outputs":[{"at_ms","stream","data"}…],

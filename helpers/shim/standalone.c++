@@ -1,11 +1,54 @@
 #include "helpers/shim/standalone.h"
 
+#include <capnp/message.h>
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 
+#include "evidence/limits.h"
+#include "helpers/common/plan-builder.h"
+#include "helpers/common/standalone-plan.h"
 #include "helpers/shim/shim-job.h"
 
 namespace rea::helper {
+
+namespace {
+
+template <typename T>
+T field(const evidence::Json& object, const char* name, T fallback) {
+  auto it = object.find(name);
+  if (it == object.end()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    KJ_FAIL_REQUIRE("malformed field", name, e.what());
+  }
+}
+
+}  // namespace
+
+ShimPlan shimPlanFromJson(const evidence::Json& commandShims) {
+  evidence::Scenario parts = scenarioParts({{"command_shims", commandShims}});
+  // Through the typed plan, as the supervisor sends it: one conversion for both modes.
+  capnp::MallocMessageBuilder message;
+  auto plan = message.initRoot<schema::ShimPlan>();
+  buildShimPlan(parts.commandShims, plan);
+  return readShimPlan(plan.asReader());
+}
+
+ShimJobConfig shimJobConfigFromJson(const evidence::Json& request) {
+  KJ_REQUIRE(request.is_object(), "the request is not a JSON object");
+  ShimJobConfig config;
+  auto shims = request.find("commandShims");
+  KJ_REQUIRE(shims != request.end() && shims->is_array(), "commandShims must be an array");
+  config.plan = shimPlanFromJson(*shims);
+  config.shimsDirectory = field<std::string>(request, "shimsDirectory", "");
+  KJ_REQUIRE(!config.shimsDirectory.empty(), "shimsDirectory is required");
+  config.clientPath = field<std::string>(request, "clientPath", "");
+  KJ_REQUIRE(!config.clientPath.empty(), "clientPath is required");
+  config.protocolEventLimit = field<uint32_t>(
+      request, "protocolEventLimit", uint32_t(evidence::limit::PROTOCOL_EVENTS.defaultValue));
+  return config;
+}
 
 kj::Promise<void> runShimStandalone(HelperContext& context, const evidence::Json& request,
                                     JsonLines& out) {

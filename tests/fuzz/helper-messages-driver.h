@@ -92,7 +92,11 @@ inline supervisor::ShimLaunch shimLaunch() {
 
 inline supervisor::ReplayLaunch replayLaunch() {
   supervisor::ReplayLaunch launch;
-  launch.routes = {{"GET", "/status"}, {"POST", "/items"}};
+  launch.plan.http.resize(2);
+  launch.plan.http[0].method = "GET";
+  launch.plan.http[0].path = "/status";
+  launch.plan.http[1].method = "POST";
+  launch.plan.http[1].path = "/items";
   launch.protocolEvents = 16;
   launch.protocolBodyBytes = 1024;
   return launch;

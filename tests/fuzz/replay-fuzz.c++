@@ -28,6 +28,7 @@
 #include "helpers/replay/replay-connection.h"
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/replay-state.h"
+#include "helpers/replay/standalone.h"
 
 namespace {
 
@@ -97,7 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The server notes every hostile request as a warning; only errors (bugs) are worth printing.
   kj::_::Debug::setLogLevel(kj::LogSeverity::ERROR);
   static const rea::helper::ReplayPlan plan =
-      rea::helper::parseReplayPlan(rea::evidence::Json::parse(PLAN));
+      rea::helper::replayPlanFromJson(rea::evidence::Json::parse(PLAN));
   rea::helper::ReplayLimits limits;
   limits.protocolEvents = 20;
   limits.protocolBodyBytes = 4096;

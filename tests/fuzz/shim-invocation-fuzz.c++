@@ -17,6 +17,7 @@
 #include "helpers/shim/shim-invocation.h"
 #include "helpers/shim/shim-ledger.h"
 #include "helpers/shim/shim-plan.h"
+#include "helpers/shim/standalone.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(rea::evidence::isValidUtf8(argument), "arguments are UTF-8");
 
   static const rea::helper::ShimPlan plan =
-      rea::helper::parseShimPlan(rea::evidence::Json::parse(PLAN));
+      rea::helper::shimPlanFromJson(rea::evidence::Json::parse(PLAN));
   rea::helper::ShimLedger ledger(plan, 2);
   // Three calls: the third of a matched route with max_calls 2 is exhausted.
   for (uint64_t at = 0; at < 3; ++at) {

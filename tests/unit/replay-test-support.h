@@ -17,6 +17,7 @@
 
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/replay-server.h"
+#include "helpers/replay/standalone.h"
 
 namespace rea::helper::test {
 
@@ -64,7 +65,7 @@ inline std::string wsClientPath() {
 }
 
 inline ReplayPlan planFrom(const char* json) {
-  return parseReplayPlan(evidence::Json::parse(json));
+  return replayPlanFromJson(evidence::Json::parse(json));
 }
 
 inline std::vector<std::string> lines(const std::string& text) {

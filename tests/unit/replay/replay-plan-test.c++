@@ -1,6 +1,7 @@
 // The replay server's pure parts: the plan parser (B §3.8 defaults), route matching (B §8.2
 // rules 3-4) and the protocol recorder (B §8.1 cap, B §4.8 truncation).
 
+#include <capnp/message.h>
 #include <gtest/gtest.h>
 #include <kj/debug.h>
 #include <kj/time.h>
@@ -9,6 +10,7 @@
 #include "helpers/replay/protocol-recorder.h"
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/route-matcher.h"
+#include "helpers/replay/standalone.h"
 
 namespace rea::helper {
 namespace {
@@ -16,7 +18,8 @@ namespace {
 using evidence::Json;
 
 ReplayPlan plan(const char* json) {
-  return parseReplayPlan(Json::parse(json));
+  // As the tests write plans: scenario JSON, through the typed plan the supervisor sends.
+  return replayPlanFromJson(Json::parse(json));
 }
 
 std::string failureOf(const char* json) {
@@ -25,6 +28,23 @@ std::string failureOf(const char* json) {
     message = e->getDescription().cStr();
   }
   return message;
+}
+
+std::string typedFailureOf(kj::FunctionParam<void(schema::ReplayPlan::HttpRoute::Builder)> edit) {
+  // One route, GET / 200, changed by `edit`, read as the helper reads a ReplayConfig's plan.
+  capnp::MallocMessageBuilder message;
+  auto typed = message.initRoot<schema::ReplayPlan>();
+  auto route = typed.initHttp(1)[0];
+  route.setMethod("GET");
+  route.setPath("/");
+  route.setStatus(200);
+  route.setMaxCalls(1);
+  edit(route);
+  std::string failure;
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { readReplayPlan(typed.asReader()); })) {
+    failure = e->getDescription().cStr();
+  }
+  return failure;
 }
 
 class FakeClock final : public kj::MonotonicClock {
@@ -60,27 +80,40 @@ TEST(ReplayPlan, HeadersKeepTheirDeclarationOrder) {
 }
 
 TEST(ReplayPlan, WrongTypesAndUnsendableHeadersAreRefusedWithTheirPath) {
+  // A standalone request's JSON goes through the scenario parser, which names the path.
   EXPECT_NE(failureOf(R"({"http":[{"method":"GET","path":"/a","status":"200","body":""}]})")
                 .find("http[0].status"),
             std::string::npos);
   EXPECT_NE(failureOf(R"({"http":[{"path":"/a","status":200,"body":""}]})").find("http[0].method"),
             std::string::npos);
-  EXPECT_NE(failureOf(R"({"http":[{"method":"GET","path":"/a","status":200,"body":"",
-                          "response_headers":{"Bad Name":"x"}}]})")
-                .find("HTTP token"),
-            std::string::npos);
-  EXPECT_NE(failureOf(R"({"http":[{"method":"GET","path":"/a","status":200,"body":"",
-                          "response_headers":{"X":"a\r\nInjected: 1"}}]})")
-                .find("CR or LF"),
-            std::string::npos);
   EXPECT_NE(failureOf(R"({"websocket_connections":[{"messages":[{"delay_ms":5}]}]})")
                 .find("websocket_connections[0].messages[0].data"),
             std::string::npos);
+  // A typed plan is a claim: what the server could not send is refused, with its plan path.
+  auto responseHeader = [](const char* name, const char* value) {
+    return [=](schema::ReplayPlan::HttpRoute::Builder route) {
+      auto header = route.initResponseHeaders(1)[0];
+      header.setName(name);
+      header.setValue(value);
+    };
+  };
+  std::string badName = typedFailureOf(responseHeader("Bad Name", "x"));
+  EXPECT_NE(badName.find("HTTP token"), std::string::npos);
+  EXPECT_NE(badName.find("http[0].response_headers"), std::string::npos);
+  EXPECT_NE(typedFailureOf(responseHeader("X", "a\r\nInjected: 1")).find("CR or LF"),
+            std::string::npos);
+  std::string status = typedFailureOf([](auto route) { route.setStatus(600); });
+  EXPECT_NE(status.find("http[0].status"), std::string::npos);
+  EXPECT_NE(typedFailureOf([](auto route) { route.setStatus(99); }).find("status out of range"),
+            std::string::npos);
+  EXPECT_EQ(typedFailureOf([](auto) {}), "");
 }
 
 TEST(ReplayPlan, LimitsReadOnlyTheProtocolKeys) {
   ReplayLimits l =
-      parseReplayLimits(Json::parse(R"({"protocol_events":7,"connections":2,"output_bytes":5})"));
+      replayJobConfigFromJson(
+          Json::parse(R"({"limits":{"protocol_events":7,"connections":2,"output_bytes":5}})"))
+          .limits;
   EXPECT_EQ(l.protocolEvents, 7u);
   EXPECT_EQ(l.connections, 2u);
   EXPECT_EQ(l.protocolBodyBytes, 1000000u);

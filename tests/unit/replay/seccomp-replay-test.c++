@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/replay/replay-job.h"
+#include "helpers/replay/standalone.h"
 #include "tests/test-support.h"
 
 namespace rea::helper {
@@ -46,7 +47,7 @@ TEST(ReplaySeccompPolicy, TheBinaryPrintsTheSamePolicy) {
   // an HTTP request and a WebSocket session under the filter.
   auto io = kj::setupAsyncIo();
   ReplayJobConfig config;
-  config.plan = parseReplayPlan(nlohmann::ordered_json::parse(
+  config.plan = replayPlanFromJson(nlohmann::ordered_json::parse(
       R"({"http":[{"method":"GET","path":"/x","status":200,"body":"filtered",
           "response_headers":{"X-A":"b"},"delay_ms":20}],"websocket_messages":["w"]})"));
   std::vector<ProtocolEvent> events;

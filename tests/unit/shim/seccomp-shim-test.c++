@@ -12,9 +12,11 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <kj/async-io.h>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "helpers/shim/shim-job.h"
+#include "helpers/shim/standalone.h"
 #include "tests/test-support.h"
 
 namespace rea::helper {
@@ -52,7 +54,7 @@ const char PLAN[] = R"([{"name":"tool","routes":[{"arguments":["a"],
 [[noreturn]] void serveUnderTheFilter(const std::string& shims, int portPipe) {
   auto io = kj::setupAsyncIo();
   ShimJobConfig config;
-  config.planJson = PLAN;
+  config.plan = shimPlanFromJson(evidence::Json::parse(PLAN));
   config.shimsDirectory = shims;
   config.clientPath = REA_BINARY_DIR "/bin/rea-shim-client";
   auto paf = kj::newPromiseAndFulfiller<void>();

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers/shim/shim-ledger.h"
+#include "helpers/shim/standalone.h"
 
 namespace rea::helper {
 namespace {
@@ -19,7 +20,7 @@ const char* const LEDGER_PLAN = R"([{"name":"tool","routes":[
 struct Fixture {
   kj::AsyncIoContext io = kj::setupAsyncIo();
   uint64_t clock = 1000;
-  ShimLedger ledger{parseShimPlan(evidence::Json::parse(LEDGER_PLAN)), 100};
+  ShimLedger ledger{shimPlanFromJson(evidence::Json::parse(LEDGER_PLAN)), 100};
   ShimLedgerServer server{*io.lowLevelProvider, io.provider->getTimer(), ledger,
                           [this]() { return clock++; }};
   uint16_t port = server.start();

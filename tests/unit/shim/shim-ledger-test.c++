@@ -1,4 +1,5 @@
 #include "helpers/shim/shim-ledger.h"
+#include "helpers/shim/standalone.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +9,7 @@ namespace rea::helper {
 namespace {
 
 ShimPlan planOf(const char* json) {
-  return parseShimPlan(evidence::Json::parse(json));
+  return shimPlanFromJson(evidence::Json::parse(json));
 }
 
 ShimInvocation call(std::string command, std::vector<std::string> arguments,
@@ -16,17 +17,24 @@ ShimInvocation call(std::string command, std::vector<std::string> arguments,
   return {std::move(command), std::move(arguments), std::move(cwd)};
 }
 
-const char* const TWO_ROUTES = R"([
+ShimPlan twoRoutes() {
+  // Two shims named "git": scenario validation refuses that (names are unique), but a typed plan
+  // can hold it and the ledger then consults only the first. Written as two plans joined.
+  ShimPlan plan = planOf(R"([
   {"name":"git","routes":[
     {"arguments":["status"],"termination":{"type":"exit","code":0},"max_calls":2},
     {"arguments":["status"],"termination":{"type":"exit","code":9}},
     {"arguments":["log","-1"],"outputs":[{"at_ms":0,"stream":"stdout","data":"abc\n"}],
      "termination":{"type":"exit","code":0}}]},
-  {"name":"git","routes":[{"arguments":["push"],"termination":{"type":"exit","code":0}}]},
-  {"name":"npm","routes":[{"arguments":[],"termination":{"type":"exit","code":1}}]}])";
+  {"name":"npm","routes":[{"arguments":[],"termination":{"type":"exit","code":1}}]}])");
+  ShimPlan second = planOf(
+      R"([{"name":"git","routes":[{"arguments":["push"],"termination":{"type":"exit","code":0}}]}])");
+  plan.shims.insert(plan.shims.begin() + 1, second.shims[0]);
+  return plan;
+}
 
 TEST(ShimLedger, MatchesTheFirstRouteWithExactlyEqualArguments) {
-  ShimLedger ledger(planOf(TWO_ROUTES), 100);
+  ShimLedger ledger(twoRoutes(), 100);
   ShimAnswer answer = ledger.invoke(call("git", {"log", "-1"}), 42);
   EXPECT_EQ(answer.outcome, ShimOutcome::MATCHED);
   EXPECT_EQ(answer.routeIndex, 2u);
@@ -43,7 +51,7 @@ TEST(ShimLedger, MatchesTheFirstRouteWithExactlyEqualArguments) {
 }
 
 TEST(ShimLedger, OnlyTheFirstShimOfANameIsConsulted) {
-  ShimLedger ledger(planOf(TWO_ROUTES), 100);
+  ShimLedger ledger(twoRoutes(), 100);
   ShimAnswer answer = ledger.invoke(call("git", {"push"}), 1);
   EXPECT_EQ(answer.outcome, ShimOutcome::UNMATCHED);
   EXPECT_EQ(answer.routeIndex, std::nullopt);
@@ -51,7 +59,7 @@ TEST(ShimLedger, OnlyTheFirstShimOfANameIsConsulted) {
 }
 
 TEST(ShimLedger, CountsCallsPerRouteAndExhaustsAtMaxCalls) {
-  ShimLedger ledger(planOf(TWO_ROUTES), 100);
+  ShimLedger ledger(twoRoutes(), 100);
   EXPECT_EQ(ledger.invoke(call("git", {"status"}), 1).outcome, ShimOutcome::MATCHED);
   EXPECT_EQ(ledger.invoke(call("git", {"status"}), 2).outcome, ShimOutcome::MATCHED);
   // The first equal route is exhausted: its twin at index 1 is never reached.
@@ -68,7 +76,7 @@ TEST(ShimLedger, CountsCallsPerRouteAndExhaustsAtMaxCalls) {
 }
 
 TEST(ShimLedger, RecordsEveryCallWithRawArgumentsAndDirectory) {
-  ShimLedger ledger(planOf(TWO_ROUTES), 100);
+  ShimLedger ledger(twoRoutes(), 100);
   ledger.invoke(call("git", {"status"}, "/tmp/rea-process-x/home"), 100);
   ledger.invoke(call("hg", {"a b", "*"}, "/"), 200);
   ledger.invoke(call("git", {"log", "-1"}), 300);
@@ -110,7 +118,7 @@ TEST(ShimLedger, StopsRecordingAtTheLimitButKeepsAnswering) {
 
 TEST(ShimLedger, TellsItsObserverAboutEachRecordedEventOnly) {
   // The RPC front end streams events through this hook; unrecorded calls must not reach it.
-  ShimLedger ledger(planOf(TWO_ROUTES), 2);
+  ShimLedger ledger(twoRoutes(), 2);
   std::vector<uint32_t> seen;
   ledger.onRecorded([&seen](const ShimEvent& event) { seen.push_back(event.sequence); });
   EXPECT_EQ(ledger.droppedCount(), 0u);

@@ -1,14 +1,36 @@
 #include "helpers/shim/shim-plan.h"
 
+#include <capnp/message.h>
 #include <kj/exception.h>
+#include <string.h>
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
+
+#include "helpers/shim/standalone.h"
 
 namespace rea::helper {
 namespace {
 
 using evidence::Json;
+
+ShimPlan parseShimPlan(const Json& commandShims) {
+  // As the tests write plans: scenario JSON, through the typed plan the supervisor sends.
+  return shimPlanFromJson(commandShims);
+}
+
+kj::Maybe<kj::Exception> readFailure(kj::FunctionParam<void(schema::ShimPlan::Builder)> build) {
+  capnp::MallocMessageBuilder message;
+  auto plan = message.initRoot<schema::ShimPlan>();
+  build(plan);
+  return kj::runCatchingExceptions([&]() { readShimPlan(plan.asReader()); });
+}
+
+void oneRoute(schema::ShimPlan::Builder plan, const char* name) {
+  auto shim = plan.initShims(1)[0];
+  shim.setName(name);
+  shim.initRoutes(1)[0].initTermination().setExit(0);
+}
 
 TEST(ShimPlan, AppliesRouteDefaults) {
   ShimPlan plan = parseShimPlan(Json::parse(R"([{"name":"git","routes":[
@@ -24,10 +46,10 @@ TEST(ShimPlan, AppliesRouteDefaults) {
   EXPECT_EQ(route.termination.code, 0u);
 }
 
-TEST(ShimPlan, ReadsEveryMemberAndIgnoresUnknownOnes) {
+TEST(ShimPlan, ReadsEveryMember) {
   ShimPlan plan = parseShimPlan(Json::parse(R"([
-      {"name":"a","extra":1,"routes":[
-        {"arguments":[],"outputs":[{"at_ms":5,"stream":"stderr","data":"x\n","junk":true}],
+      {"name":"a","routes":[
+        {"arguments":[],"outputs":[{"at_ms":5,"stream":"stderr","data":"x\n"}],
          "termination":{"type":"signal","signal":"SIGTERM"},"max_calls":3.0}]},
       {"name":"b","routes":[{"arguments":["1","2"],"termination":{"type":"exit","code":255}}]}])"));
   ASSERT_EQ(plan.shims.size(), 2u);
@@ -43,6 +65,7 @@ TEST(ShimPlan, ReadsEveryMemberAndIgnoresUnknownOnes) {
 }
 
 TEST(ShimPlan, RejectsAShapeThatValidationWouldNotHaveLetThrough) {
+  // A standalone request's JSON goes through the scenario parser, which names the path.
   auto parse = [](const char* text) {
     return kj::runCatchingExceptions([&]() { parseShimPlan(Json::parse(text)); });
   };
@@ -58,11 +81,45 @@ TEST(ShimPlan, RejectsAShapeThatValidationWouldNotHaveLetThrough) {
             nullptr);
   KJ_IF_MAYBE (e, parse(R"([{"name":"a","routes":[{"arguments":[],
       "termination":{"type":"crash"}}]}])")) {
-    EXPECT_NE(e->getDescription().findFirst('/'), nullptr);  // names the JSON path
-    EXPECT_TRUE(e->getDescription().endsWith("crash"));
+    EXPECT_NE(e->getDescription().findFirst('.'), nullptr);  // names the path
+    EXPECT_NE(strstr(e->getDescription().cStr(), "command_shims[0].routes[0].termination.type"),
+              nullptr);
   } else {
     ADD_FAILURE() << "an unknown termination type was accepted";
   }
+}
+
+TEST(ShimPlan, RefusesATypedPlanNoScenarioHolds) {
+  // A plan message is a claim: values its types allow but no validated plan holds are refused,
+  // naming the plan path.
+  KJ_IF_MAYBE (e, readFailure([](schema::ShimPlan::Builder plan) {
+                 oneRoute(plan, "a");
+                 plan.getShims()[0].getRoutes()[0].getTermination().setSignal(
+                     static_cast<schema::CommandShim::Signal>(7));
+               })) {
+    EXPECT_NE(strstr(e->getDescription().cStr(), "/command_shims/0/routes/0/termination"), nullptr);
+    EXPECT_NE(strstr(e->getDescription().cStr(), "unknown signal"), nullptr);
+  } else {
+    ADD_FAILURE() << "an unknown signal was accepted";
+  }
+  KJ_IF_MAYBE (e, readFailure([](schema::ShimPlan::Builder plan) {
+                 oneRoute(plan, "a");
+                 plan.getShims()[0].getRoutes()[0].initOutputs(1)[0].setStream(
+                     static_cast<schema::CommandShim::Output::Stream>(2));
+               })) {
+    EXPECT_NE(strstr(e->getDescription().cStr(), "/command_shims/0/routes/0/outputs/0/stream"),
+              nullptr);
+  } else {
+    ADD_FAILURE() << "an unknown output stream was accepted";
+  }
+  for (const char* name : {"", ".", "..", "a/b"}) {
+    KJ_IF_MAYBE (e, readFailure([&](schema::ShimPlan::Builder plan) { oneRoute(plan, name); })) {
+      EXPECT_NE(strstr(e->getDescription().cStr(), "/command_shims/0/name"), nullptr) << name;
+    } else {
+      ADD_FAILURE() << "the shim name \"" << name << "\" was accepted";
+    }
+  }
+  EXPECT_EQ(readFailure([](schema::ShimPlan::Builder plan) { oneRoute(plan, "git"); }), nullptr);
 }
 
 TEST(ShimPlan, AnswersWithTheParsedRouteWithDefaultsInSpecOrder) {

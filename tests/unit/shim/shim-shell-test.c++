@@ -28,6 +28,7 @@
 #include "helpers/shim/shim-files.h"
 #include "helpers/shim/shim-ledger-server.h"
 #include "helpers/shim/shim-ledger.h"
+#include "helpers/shim/standalone.h"
 
 extern char** environ;
 
@@ -103,7 +104,7 @@ struct TempRoot {
 class Harness {
  public:
   explicit Harness(const std::string& planJson, uint32_t protocolEventLimit = 10000)
-      : ledger(parseShimPlan(evidence::Json::parse(planJson)), protocolEventLimit),
+      : ledger(shimPlanFromJson(evidence::Json::parse(planJson)), protocolEventLimit),
         server(*io.lowLevelProvider, io.provider->getTimer(), ledger) {
     std::vector<std::string> names;
     for (const Shim& shim : ledger.plan().shims)
