@@ -28,7 +28,6 @@
 
 #include "evidence/file-effects.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 

@@ -34,7 +34,6 @@
 
 #include "evidence/capture.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 

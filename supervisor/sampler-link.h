@@ -35,7 +35,6 @@
 #include <kj/async-io.h>
 
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 

@@ -31,7 +31,6 @@
 
 #include "evidence/scenario.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"  // HelperFault
 
 namespace rea::supervisor {
 
