@@ -118,7 +118,8 @@ void HelperLink::startTimedOut() {
       kj::Exception(kj::Exception::Type::FAILED, __FILE__, __LINE__, kj::mv(sentence)));
 }
 
-kj::Promise<void> HelperLink::finishing(kj::Maybe<kj::Promise<void>> call, kj::Duration deadline) {
+kj::Promise<void> HelperLink::awaitFinish(kj::Maybe<kj::Promise<void>> call,
+                                          kj::Duration deadline) {
   kj::Promise<void> finished = kj::READY_NOW;
   KJ_IF_MAYBE (c, call) {
     finished = c->then(

@@ -44,8 +44,9 @@ kj::ForkedPromise<void> newSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller
 class HelperLink : private kj::TaskSet::ErrorHandler {
  public:
   struct Record {
-    // Where the link writes what it learns about its helper: fields of the link's own record,
-    // which outlives the HelperLink (it is a member of the same Impl).
+    // Where the link writes what it learns about its helper: fields of the link's own record, a
+    // member of the derived Impl (made after the HelperLink and destroyed before it; nothing
+    // here touches it outside that span).
     std::optional<HelperFault>& fault;
     const bool* streamDone = nullptr;  // the helper ended its stream with done(); null: no stream
     std::optional<HelperEnd>* helperEnd = nullptr;  // how the process ended; null: not recorded
@@ -192,7 +193,7 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   void detachSink();
   void sinkDropped();
   void receive(kj::FunctionParam<std::string()> check);
-  kj::Promise<void> finishing(kj::Maybe<kj::Promise<void>> call, kj::Duration deadline);
+  kj::Promise<void> awaitFinish(kj::Maybe<kj::Promise<void>> call, kj::Duration deadline);
   void startRefused(const kj::Exception& exception);
   [[noreturn]] void startTimedOut();
   void taskFailed(kj::Exception&& exception) override { linkFailed(exception); }
@@ -265,7 +266,7 @@ kj::Promise<void> HelperLink::finishJob(kj::Duration deadline) {
   KJ_IF_MAYBE (j, job_) {
     if (!faulted()) call = j->castAs<Job>().finishRequest().send().ignoreResult();
   }
-  return finishing(kj::mv(call), deadline);
+  return awaitFinish(kj::mv(call), deadline);
 }
 
 }  // namespace rea::supervisor

@@ -94,8 +94,11 @@ class ReplayLink {
  public:
   explicit ReplayLink(kj::AsyncIoContext& io,
                       std::string helperDirectory = defaultHelperDirectory());
-  ~ReplayLink() noexcept(false);
+  // `helperDirectory` holds rea-replay.
   KJ_DISALLOW_COPY(ReplayLink);
+
+  ~ReplayLink() noexcept(false);
+  // Kills the helper if it still runs; the namespace handles close with the link.
 
   kj::Promise<ReplayStart> start(ReplayLaunch launch);
   // Spawns rea-replay and resolves once it listens. Call once. With loopbackNetns, also checks
