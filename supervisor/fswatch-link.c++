@@ -1,13 +1,12 @@
 #include "supervisor/fswatch-link.h"
 
-#include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 #include <string.h>
-#include <time.h>
 
 #include "helpers/common/clock.h"
 #include "evidence/utf.h"
 #include "supervisor/fswatch-batch.h"
+#include "supervisor/helper-link.h"
 
 namespace rea::supervisor {
 
@@ -18,20 +17,15 @@ namespace {
 const uint64_t FSWATCH_READER_LIMIT_WORDS =
     128 * 1024 * 1024;  // 1 GiB: 100000 entries of deep paths
 
-kj::ArrayPtr<const kj::byte> bytesOf(const std::string& text) {
-  return kj::arrayPtr(reinterpret_cast<const kj::byte*>(text.data()), text.size());
-}
-
 }  // namespace
 
-class FswatchLink::Impl {
+class FswatchLink::Impl final : public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::vector<std::string> roots, FswatchLimits limits,
        std::string helperDirectory, kj::Duration deadline)
-      : io(io),
+      : HelperLink(io, "fswatch", kj::mv(helperDirectory), {fault}),
         roots(kj::mv(roots)),
         limits(limits),
-        helperDirectory(kj::mv(helperDirectory)),
         deadline(deadline) {
     KJ_REQUIRE(this->roots.size() <= 16, "more than 16 filesystem roots");
     for (const auto& root : this->roots) {
@@ -44,11 +38,6 @@ class FswatchLink::Impl {
 
   ~Impl() noexcept(false) {
     queue = kj::READY_NOW;  // cancels a call in flight before the RPC system goes
-    bootstrap = nullptr;
-    rpc = nullptr;
-    network = nullptr;
-    connection = nullptr;
-    // `process` goes last (declared first): its destructor SIGKILLs and reaps a live helper.
   }
 
   kj::Promise<FswatchOutcome> snapshot(bool final) {
@@ -58,10 +47,8 @@ class FswatchLink::Impl {
                 .then([this, final, fulfiller = kj::mv(fulfiller)]() mutable {
                   return kj::evalNow([this, final]() { return takeOne(final); })
                       .catch_([this](kj::Exception&& exception) {
-                        // A bug of ours, not the helper's: keep the record honest.
-                        lose(std::string("the fswatch link failed: ") +
-                             exception.getDescription().cStr());
-                        return lost();
+                        linkFailed(exception);
+                        return lostOutcome();
                       })
                       .then([fulfiller = kj::mv(fulfiller)](FswatchOutcome outcome) mutable {
                         fulfiller->fulfill(kj::mv(outcome));
@@ -79,86 +66,70 @@ class FswatchLink::Impl {
     return done;
   }
 
-  kj::Maybe<HelperFault> fault;
-  kj::Maybe<kj::Own<HelperProcess>> process;
+  std::optional<HelperFault> fault;
+
+  kj::Maybe<pid_t> pid() const {
+    KJ_IF_MAYBE (p, process()) {
+      if (p->end() == nullptr) return p->pid();
+    }
+    return nullptr;
+  }
 
  private:
-  kj::AsyncIoContext& io;
   std::vector<std::string> roots;
   FswatchLimits limits;
-  std::string helperDirectory;
   kj::Duration deadline;
   bool finished = false;
-  kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
-  kj::Maybe<kj::Own<capnp::TwoPartyVatNetwork>> network;
-  kj::Maybe<kj::Own<capnp::RpcSystem<capnp::rpc::twoparty::VatId>>> rpc;
-  kj::Maybe<schema::Fswatch::Client> bootstrap;
   kj::Promise<void> queue = kj::READY_NOW;
 
-  FswatchOutcome lost() {
+  FswatchOutcome lostOutcome() {
     FswatchOutcome outcome;
     outcome.kind = FswatchOutcome::Kind::LOST;
     outcome.atNs = monotonicNowNs();
     return outcome;
   }
 
-  void lose(std::string reason) {
-    if (fault != nullptr) return;
-    HelperFault f{kj::mv(reason), std::nullopt};
-    KJ_IF_MAYBE (p, process) {
-      (*p)->kill();
-      KJ_IF_MAYBE (end, (*p)->end()) {
-        f.end = *end;
-      }
-    }
-    fault = kj::mv(f);
-    bootstrap = nullptr;
+  void lost() override {
+    dropBootstrap();  // no request goes out any more
   }
 
   void ensureHelper() {
-    if (process != nullptr) return;
-    auto path = kj::str(helperDirectory.c_str(), "/rea-fswatch");
-    process = HelperProcess::spawn(io, "fswatch", path, nullptr);
-    connection = KJ_ASSERT_NONNULL(process)->takeConnection();
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = FSWATCH_READER_LIMIT_WORDS;
-    network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
-                                                  capnp::rpc::twoparty::Side::CLIENT, options);
-    rpc = kj::heap(capnp::makeRpcClient(*KJ_ASSERT_NONNULL(network)));
-    capnp::word scratch[4];
-    memset(scratch, 0, sizeof(scratch));
-    capnp::MallocMessageBuilder message(scratch);
-    auto vatId = message.getRoot<capnp::rpc::twoparty::VatId>();
-    vatId.setSide(capnp::rpc::twoparty::Side::SERVER);
-    bootstrap = KJ_ASSERT_NONNULL(rpc)->bootstrap(vatId).castAs<schema::Fswatch>();
+    if (spawned()) return;
+    Spawn options;
+    options.readerLimitWords = FSWATCH_READER_LIMIT_WORDS;
+    options.watchEnd = false;      // a snapshot call notices (lostDuringSnapshot)
+    options.killOnHangUp = false;  // and so does the next one
+    spawn(options);
   }
 
   // Waits (briefly) for a helper whose call failed to be reaped, so the fault says how it ended.
   kj::Promise<FswatchOutcome> lostDuringSnapshot(kj::String what) {
-    auto& helper = *KJ_ASSERT_NONNULL(process);
-    return helper.whenEnded()
+    return helper()
+        .whenEnded()
         .then([](HelperEnd end) -> kj::Maybe<HelperEnd> { return end; })
-        .exclusiveJoin(io.provider->getTimer()
-                           .afterDelay(HELPER_STOP_GRACE)
-                           .then([]() -> kj::Maybe<HelperEnd> { return nullptr; }))
+        .exclusiveJoin(timer().afterDelay(HELPER_STOP_GRACE).then([]() -> kj::Maybe<HelperEnd> {
+          return nullptr;
+        }))
         .then([this, what = kj::mv(what)](kj::Maybe<HelperEnd> end) {
           KJ_IF_MAYBE (e, end) {
-            lose("the fswatch helper " + e->describe() + " during a snapshot");
+            lose("the fswatch helper " + e->describe() + " during a snapshot", true);
           } else {
             lose(std::string("the fswatch helper failed a snapshot (") + what.cStr() +
-                 ") and was stopped");
+                     ") and was stopped",
+                 true);
           }
-          return lost();
+          return lostOutcome();
         });
   }
 
   kj::Promise<FswatchOutcome> takeOne(bool final) {
-    if (fault != nullptr || finished) return lost();
+    if (fault || finished) return lostOutcome();
     KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { ensureHelper(); })) {
-      lose(std::string("the fswatch helper could not be started: ") + e->getDescription().cStr());
-      return lost();
+      lose(std::string("the fswatch helper could not be started: ") + e->getDescription().cStr(),
+           true);
+      return lostOutcome();
     }
-    auto request = KJ_ASSERT_NONNULL(bootstrap).snapshotRequest();
+    auto request = bootstrap<schema::Fswatch>().snapshotRequest();
     auto rootList = request.initRoots(roots.size());
     for (size_t i = 0; i < roots.size(); ++i)
       rootList.set(i, bytesOf(roots[i]));
@@ -170,18 +141,18 @@ class FswatchLink::Impl {
     auto answer = request.send().then(
         [this](capnp::Response<schema::Fswatch::SnapshotResults>&& response)
             -> kj::Promise<FswatchOutcome> {
-          KJ_ASSERT_NONNULL(process)->markReady();
+          helper().markReady();
           return accept([&]() { return response.getResult(); });
         },
         [this](kj::Exception&& exception) -> kj::Promise<FswatchOutcome> {
           if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
-            KJ_ASSERT_NONNULL(process)->markReady();
+            helper().markReady();
           }
           return lostDuringSnapshot(kj::str(exception.getDescription()));
         });
-    return answer.exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then([this]() {
-      lose("the fswatch helper did not answer a snapshot in time and was stopped");
-      return lost();
+    return answer.exclusiveJoin(timer().afterDelay(deadline).then([this]() {
+      lose("the fswatch helper did not answer a snapshot in time and was stopped", true);
+      return lostOutcome();
     }));
   }
 
@@ -190,27 +161,10 @@ class FswatchLink::Impl {
     outcome.atNs = monotonicNowNs();
     std::string broken = checkSnapshotResult(readResult, roots.size(), limits, outcome);
     if (!broken.empty()) {
-      lose("the fswatch helper sent a malformed snapshot (" + broken + ") and was stopped");
-      return lost();
+      lose("the fswatch helper sent a malformed snapshot (" + broken + ") and was stopped", true);
+      return lostOutcome();
     }
     return outcome;
-  }
-
-  kj::Promise<void> shutDown() {
-    bootstrap = nullptr;
-    rpc = nullptr;
-    network = nullptr;
-    hangUp(process, connection);
-    KJ_IF_MAYBE (p, process) {
-      return ((fault != nullptr) ? (*p)->stopLost(HELPER_STOP_GRACE)
-                                 : (*p)->stop(HELPER_STOP_GRACE))
-          .then([this](HelperEnd end) {
-            KJ_IF_MAYBE (f, fault) {
-              f->end = end;
-            }
-          });
-    }
-    return kj::READY_NOW;
   }
 };
 
@@ -229,17 +183,12 @@ kj::Promise<void> FswatchLink::finish() {
 }
 
 kj::Maybe<const HelperFault&> FswatchLink::fault() const {
-  KJ_IF_MAYBE (f, impl->fault) {
-    return *f;
-  }
+  if (impl->fault) return *impl->fault;
   return nullptr;
 }
 
 kj::Maybe<pid_t> FswatchLink::helperPid() const {
-  KJ_IF_MAYBE (p, impl->process) {
-    if ((*p)->end() == nullptr) return (*p)->pid();
-  }
-  return nullptr;
+  return impl->pid();
 }
 
 std::string fsFailureMessage(const FsFailure& failure) {

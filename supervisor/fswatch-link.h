@@ -29,7 +29,6 @@
 #include "evidence/file-effects.h"
 #include "evidence/limits.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 

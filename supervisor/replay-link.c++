@@ -10,26 +10,19 @@
 #include <cerrno>
 #include <cstring>
 
-#include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
 
 #include "evidence/limits.h"
 #include "helpers/common/clock.h"
 #include "helpers/common/plan-builder.h"
+#include "supervisor/helper-link.h"
 #include "supervisor/replay-batch.h"
-#include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
 
 using helper::monotonicNowNs;
 
 namespace {
-
-// A start answer comes at once (it binds a port); a helper silent for this long has stalled,
-// and nothing else would end the capture (A13: rea ends within its deadline).
-// 10 s, as the sampler's calls: a sanitizer build starting three helpers at once on a loaded
-// two-core machine (the test suite beside a headless browser) once needed more than 5 s.
-const kj::Duration START_DEADLINE = 10 * kj::SECONDS;
 
 void validateLaunch(const ReplayLaunch& launch) {
   KJ_REQUIRE(evidence::limit::PROTOCOL_EVENTS.contains(launch.protocolEvents),
@@ -40,103 +33,47 @@ void validateLaunch(const ReplayLaunch& launch) {
   KJ_REQUIRE(launch.plan.http.size() <= 100, "too many routes");
 }
 
+void fillConfig(const ReplayLaunch& launch, schema::ReplayConfig::Builder config) {
+  helper::buildReplayPlan(launch.plan, config.initPlan());
+  config.setProtocolEvents(launch.protocolEvents);
+  config.setProtocolBodyBytes(launch.protocolBodyBytes);
+  config.setConnections(launch.connections);
+  config.setLoopbackNetns(launch.loopbackNetns);
+}
+
 }  // namespace
 
-class ReplayLink::Impl final : private kj::TaskSet::ErrorHandler {
+class ReplayLink::Impl final : public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::string helperDirectory)
-      : io(io), helperDirectory(kj::mv(helperDirectory)), tasks(*this) {}
-  ~Impl() noexcept(false);
+      : HelperLink(io, "replay", kj::mv(helperDirectory),
+                   {record.fault, &record.streamDone, &record.helperEnd}) {}
 
   kj::Promise<ReplayStart> start(ReplayLaunch launch);
-  kj::Promise<void> finish(kj::Duration deadline);
+  kj::Promise<void> finish(kj::Duration deadline) {
+    KJ_REQUIRE(!finishing(), "ReplayLink::finish called twice");
+    return finishJob<schema::ReplayJob>(deadline);
+  }
 
   ReplayRecord record;
   pid_t pid() const {
-    KJ_IF_MAYBE (p, process) {
-      return (*p)->pid();
+    KJ_IF_MAYBE (p, process()) {
+      return p->pid();
     }
     return 0;
   }
 
-  void push(kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams);
-  void done(kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams);
-  void sinkDropped();
-
  private:
-  class Sink;
-
-  kj::AsyncIoContext& io;
-  std::string helperDirectory;
   ReplayLaunch launch;
-
-  kj::Maybe<kj::Own<HelperProcess>> process;
-  kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
-  kj::Maybe<kj::Own<capnp::TwoPartyVatNetwork>> network;
-  kj::Maybe<kj::Own<capnp::RpcSystem<capnp::rpc::twoparty::VatId>>> rpc;
-  kj::Maybe<schema::Replay::Client> bootstrap;
-  kj::Maybe<schema::ReplayJob::Client> job;
-  kj::Maybe<Sink&> sink;
   kj::AutoCloseFd netns;   // the helper's network namespace (loopback)
   kj::AutoCloseFd userns;  // its user namespace, when it is not ours
 
   bool started = false;
-  bool finishCalled = false;
-  bool shuttingDown = false;
-  bool launchRefused = false;
   std::optional<ReplayStreamCheck> stream;  // the event stream's checks (replay-batch.h)
-  kj::TaskSet tasks;                        // last: destroyed first
 
-  HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process); }
   ReplayStart started_(capnp::Response<schema::Replay::StartResults>&& response);
   void holdNamespace(ReplayStart& start);
-  void violation(kj::StringPtr what);
-  void lose(std::string reason, bool kill);
-  void helperEnded(const HelperEnd& end);
-  kj::Promise<void> shutDown();
-  void taskFailed(kj::Exception&& exception) override {
-    lose(std::string("the replay link failed: ") + exception.getDescription().cStr(), true);
-  }
 };
-
-class ReplayLink::Impl::Sink final : public schema::ReplaySink::Server {
- public:
-  explicit Sink(Impl& impl) : impl(impl) {}
-  ~Sink() noexcept(false) {
-    KJ_IF_MAYBE (i, impl) {
-      i->sinkDropped();
-    }
-  }
-  void detach() { impl = nullptr; }
-
-  kj::Promise<void> push(PushContext context) override {
-    KJ_IF_MAYBE (i, impl) {
-      i->push([&]() { return context.getParams(); });
-    }
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> done(DoneContext context) override {
-    KJ_IF_MAYBE (i, impl) {
-      i->done([&]() { return context.getParams(); });
-    }
-    return kj::READY_NOW;
-  }
-
- private:
-  kj::Maybe<Impl&> impl;
-};
-
-ReplayLink::Impl::~Impl() noexcept(false) {
-  KJ_IF_MAYBE (s, sink) {
-    s->detach();
-  }
-  job = nullptr;
-  bootstrap = nullptr;
-  rpc = nullptr;
-  network = nullptr;
-  connection = nullptr;
-  // `process` (declared first) goes last: its destructor SIGKILLs and reaps a live helper.
-}
 
 kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
   KJ_REQUIRE(!started, "ReplayLink::start called twice");
@@ -145,59 +82,18 @@ kj::Promise<ReplayStart> ReplayLink::Impl::start(ReplayLaunch launchIn) {
     validateLaunch(launchIn);
     launch = kj::mv(launchIn);
     stream.emplace(launch);
+    spawn(Spawn());
 
-    auto path = kj::str(helperDirectory.c_str(), "/rea-replay");
-    process = HelperProcess::spawn(io, "replay", path, nullptr);
-    tasks.add(helper().whenEnded().then([this](HelperEnd end) { helperEnded(end); }));
-    connection = helper().takeConnection();
-    capnp::ReaderOptions options;
-    options.traversalLimitInWords = HELPER_MESSAGE_LIMIT_WORDS;
-    network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
-                                                  capnp::rpc::twoparty::Side::CLIENT, options);
-    auto& vatNetwork = *KJ_ASSERT_NONNULL(network);
-    rpc = kj::heap(capnp::makeRpcClient(vatNetwork));
-    capnp::word scratch[4];
-    memset(scratch, 0, sizeof(scratch));
-    capnp::MallocMessageBuilder message(scratch);
-    auto vatId = message.getRoot<capnp::rpc::twoparty::VatId>();
-    vatId.setSide(capnp::rpc::twoparty::Side::SERVER);
-    bootstrap = KJ_ASSERT_NONNULL(rpc)->bootstrap(vatId).castAs<schema::Replay>();
-    tasks.add(vatNetwork.onDisconnect().then(
-        [this]() {
-          if (shuttingDown || record.fault) return kj::Promise<void>(kj::READY_NOW);
-          return io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
-            if (helper().end() == nullptr) helper().kill();
-          });
-        },
-        [](kj::Exception&&) { return kj::Promise<void>(kj::READY_NOW); }));
-
-    auto sinkServer = kj::heap<Sink>(*this);
-    sink = *sinkServer;
-    auto request = KJ_ASSERT_NONNULL(bootstrap).startRequest();
-    auto config = request.initConfig();
-    helper::buildReplayPlan(launch.plan, config.initPlan());
-    config.setProtocolEvents(launch.protocolEvents);
-    config.setProtocolBodyBytes(launch.protocolBodyBytes);
-    config.setConnections(launch.connections);
-    config.setLoopbackNetns(launch.loopbackNetns);
+    auto sinkServer = newSink<schema::ReplaySink>(*stream, record);
+    auto request = bootstrap<schema::Replay>().startRequest();
+    fillConfig(launch, request.initConfig());
     request.setSink(kj::mv(sinkServer));
-    return request.send()
-        .then(
-            [this](capnp::Response<schema::Replay::StartResults>&& response) {
-              return started_(kj::mv(response));
-            },
-            [this](kj::Exception&& exception) -> ReplayStart {
-              if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
-                helper().markReady();  // it answered: the launch itself failed
-                launchRefused = true;
-              }
-              kj::throwFatalException(kj::mv(exception));
-            })
-        .exclusiveJoin(
-            io.provider->getTimer().afterDelay(START_DEADLINE).then([this]() -> ReplayStart {
-              lose("the replay helper did not answer start in time", true);
-              KJ_FAIL_REQUIRE("the replay helper did not answer start in time");
-            }));
+    return startAnswer<ReplayStart>(
+        request.send(),
+        [this](capnp::Response<schema::Replay::StartResults>&& response) {
+          return started_(kj::mv(response));
+        },
+        true);
   });
 }
 
@@ -214,9 +110,10 @@ ReplayStart ReplayLink::Impl::started_(capnp::Response<schema::Replay::StartResu
   start.httpUrl = "http://" + base;
   start.websocketUrl = "ws://" + base + "/ws";
   if (launch.loopbackNetns) holdNamespace(start);
-  job = response.getJob();
+  setJob(response.getJob());
   record.originNs = start.originNs;
   record.port = start.port;
+  streamOwed(true);  // listening: an end before done() is a loss
   stream->origin(start.originNs);
   return start;
 }
@@ -249,108 +146,6 @@ void ReplayLink::Impl::holdNamespace(ReplayStart& start) {
   start.netnsPath = kj::str("/proc/", getpid(), "/fd/", netns.get()).cStr();
   if (userns.get() >= 0)
     start.usernsPath = kj::str("/proc/", getpid(), "/fd/", userns.get()).cStr();
-}
-
-kj::Promise<void> ReplayLink::Impl::finish(kj::Duration deadline) {
-  KJ_REQUIRE(!finishCalled, "ReplayLink::finish called twice");
-  finishCalled = true;
-  kj::Promise<void> finished = kj::READY_NOW;
-  KJ_IF_MAYBE (j, job) {
-    if (!record.fault) {
-      finished = j->finishRequest()
-                     .send()
-                     .ignoreResult()
-                     .then(
-                         [this]() {
-                           if (!record.fault && !record.streamDone) {
-                             violation("finish returned before done");
-                           }
-                         },
-                         [this](kj::Exception&& exception) {
-                           if (!record.fault && !record.streamDone) {
-                             // Disconnected: it is dying by itself; killing it now
-                             // would hide how it ended (the sentence says that).
-                             lose(std::string("the replay helper failed to finish: ") +
-                                      exception.getDescription().cStr(),
-                                  exception.getType() != kj::Exception::Type::DISCONNECTED);
-                           }
-                         })
-                     .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
-                         [this]() { lose("the replay helper did not finish in time", true); }));
-    }
-  }
-  return finished.then([this]() { return shutDown(); });
-}
-
-kj::Promise<void> ReplayLink::Impl::shutDown() {
-  if (process == nullptr) return kj::READY_NOW;
-  shuttingDown = true;
-  KJ_IF_MAYBE (s, sink) {
-    s->detach();
-  }
-  sink = nullptr;
-  job = nullptr;
-  bootstrap = nullptr;
-  rpc = nullptr;
-  network = nullptr;
-  hangUp(process, connection);
-  auto stopped =
-      record.fault ? helper().stopLost(HELPER_STOP_GRACE) : helper().stop(HELPER_STOP_GRACE);
-  return stopped.then([this](HelperEnd end) { helperEnded(end); });
-}
-
-void ReplayLink::Impl::helperEnded(const HelperEnd& end) {
-  record.helperEnd = end;
-  if (record.fault) {
-    record.fault->end = end;
-  } else if (!record.streamDone && !launchRefused && record.originNs) {
-    lose("the replay helper " + end.describe() + " before its event stream ended", false);
-    record.fault->end = end;
-  }
-}
-
-void ReplayLink::Impl::lose(std::string reason, bool kill) {
-  if (record.fault) return;
-  record.fault = HelperFault{kj::mv(reason), std::nullopt};
-  KJ_IF_MAYBE (p, process) {
-    if (kill) (*p)->kill();
-    KJ_IF_MAYBE (end, (*p)->end()) {
-      record.fault->end = *end;
-    }
-  }
-  KJ_IF_MAYBE (s, sink) {
-    s->detach();
-  }
-  sink = nullptr;
-}
-
-void ReplayLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the replay helper sent a malformed message (") + what.cStr() +
-           ") and was stopped",
-       true);
-}
-
-void ReplayLink::Impl::sinkDropped() {
-  sink = nullptr;
-  if (!record.streamDone && !record.fault && !shuttingDown) {
-    tasks.add(io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
-      if (!record.fault && !record.streamDone) violation("event sink dropped without done");
-    }));
-  }
-}
-
-void ReplayLink::Impl::push(
-    kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams) {
-  if (record.fault) return;
-  std::string broken = stream->push(readParams, monotonicNowNs(), record);
-  if (!broken.empty()) violation(broken.c_str());
-}
-
-void ReplayLink::Impl::done(
-    kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams) {
-  if (record.fault) return;
-  std::string broken = stream->done(readParams, record);
-  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- ReplayLink ------------------------------------------------------------------------

@@ -36,7 +36,6 @@
 #include "evidence/limits.h"
 #include "evidence/scenario.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 
@@ -100,8 +99,11 @@ class ReplayLink {
  public:
   explicit ReplayLink(kj::AsyncIoContext& io,
                       std::string helperDirectory = defaultHelperDirectory());
-  ~ReplayLink() noexcept(false);
+  // `helperDirectory` holds rea-replay.
   KJ_DISALLOW_COPY(ReplayLink);
+
+  ~ReplayLink() noexcept(false);
+  // Kills the helper if it still runs; the namespace handles close with the link.
 
   kj::Promise<ReplayStart> start(ReplayLaunch launch);
   // Spawns rea-replay and resolves once it listens. Call once. With loopbackNetns, also checks

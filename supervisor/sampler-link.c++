@@ -1,46 +1,31 @@
 #include "supervisor/sampler-link.h"
 
-#include <capnp/rpc-twoparty.h>
 #include <kj/debug.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "helpers/common/clock.h"
+#include "supervisor/helper-link.h"
 #include "supervisor/owned-cleanup.h"
 #include "supervisor/sampler-answers.h"
 #include "supervisor/sampler-batch.h"
-#include "supervisor/helper-message.h"
 
 namespace rea::supervisor {
-
-using helper::monotonicNowNs;
 
 namespace {
 
 const kj::Duration CALL_DEADLINE = 10 * kj::SECONDS;  // prepare, stop, cleanup
 const kj::Duration SETTLE_MARGIN = 5 * kj::SECONDS;   // beyond settle_ms
 
-kj::ForkedPromise<void> makeSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
-  auto paf = kj::newPromiseAndFulfiller<void>();
-  fulfiller = kj::mv(paf.fulfiller);
-  return paf.promise.fork();
-}
-
 }  // namespace
 
-class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
+class SamplerLink::Impl final : public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::string helperDirectory)
-      : io(io),
-        helperDirectory(kj::mv(helperDirectory)),
-        lostSignal(makeSignal(lostFulfiller)),
-        tasks(*this) {}
-  ~Impl() noexcept(false);
+      : HelperLink(io, "sampler", kj::mv(helperDirectory), {record.fault, &record.streamDone}) {
+    sinkNoun = "sample";
+  }
 
   kj::Promise<SamplerPrepared> prepare(SamplerPlan plan);
   void start(pid_t rootPid);
-  kj::AutoCloseFd execChannel;
   kj::Promise<std::optional<SamplerSettlement>> settle(int64_t settleMs);
   kj::Promise<void> stop();
   kj::Promise<SamplerCleanup> cleanup();
@@ -55,85 +40,31 @@ class SamplerLink::Impl final : private kj::TaskSet::ErrorHandler {
   bool cleanedUp() const { return finished; }
   Leftover leftover() const { return {cgroupPath(), plan.runToken, rootPid}; }
 
-  void push(kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams);
-  void done(kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams);
-  void sinkDropped();
-
  private:
-  class Sink;
-
-  kj::AsyncIoContext& io;
-  std::string helperDirectory;
   SamplerPlan plan;
   pid_t rootPid = 0;
   enum class Step { NEW, PREPARED, STARTED, SETTLED, STOPPED, CLEANED };
   Step step = Step::NEW;
-  bool shuttingDown = false;
   bool finished = false;  // cleanup() has produced its result: nothing is left to clean
   std::optional<SamplerStreamCheck> stream;  // the sample stream's checks (sampler-batch.h)
-
-  kj::Maybe<kj::Own<HelperProcess>> process;
-  kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
-  kj::Maybe<kj::Own<capnp::TwoPartyVatNetwork>> network;
-  kj::Maybe<kj::Own<capnp::RpcSystem<capnp::rpc::twoparty::VatId>>> rpc;
-  kj::Maybe<schema::Sampler::Client> bootstrap;
-  kj::Maybe<schema::SamplerJob::Client> job;
-  kj::Maybe<Sink&> sink;
-
-  kj::Own<kj::PromiseFulfiller<void>> lostFulfiller;
-  kj::ForkedPromise<void> lostSignal;  // resolves when the helper is lost
-  kj::TaskSet tasks;                   // last: destroyed first
 
   std::string cgroupPath() const {
     return record.prepared ? record.prepared->cgroupPath : std::string();
   }
   template <typename T>
   kj::Promise<kj::Maybe<T>> guarded(kj::Promise<T> call, kj::Duration deadline, kj::StringPtr what);
-  void lose(std::string reason, bool kill);
-  void violation(kj::StringPtr what);
-  void dropConnection();
-  kj::Promise<void> shutDown();
+  void cleaned() {
+    step = Step::CLEANED;
+    jobComplete();  // the answer (or its absence) is final: nothing the helper does is a loss
+  }
   void release();
   SamplerCleanup fallback();
-  void taskFailed(kj::Exception&& exception) override {
-    lose(std::string("the sampler link failed: ") + exception.getDescription().cStr(), true);
+  void ended(const HelperEnd& end) override {
+    // Any end before its work is done is a loss, stream or not.
+    if (!shuttingDown()) lose("the sampler helper " + end.describe(), false);
+    if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
   }
 };
-
-class SamplerLink::Impl::Sink final : public schema::SamplerSink::Server {
- public:
-  explicit Sink(Impl& impl) : impl(impl) {}
-  ~Sink() noexcept(false) {
-    KJ_IF_MAYBE (i, impl) {
-      i->sinkDropped();
-    }
-  }
-  void detach() { impl = nullptr; }
-
-  kj::Promise<void> push(PushContext context) override {
-    KJ_IF_MAYBE (i, impl) {
-      i->push([&]() { return context.getParams(); });
-    }
-    return kj::READY_NOW;
-  }
-  kj::Promise<void> done(DoneContext context) override {
-    KJ_IF_MAYBE (i, impl) {
-      i->done([&]() { return context.getParams(); });
-    }
-    return kj::READY_NOW;
-  }
-
- private:
-  kj::Maybe<Impl&> impl;
-};
-
-SamplerLink::Impl::~Impl() noexcept(false) {
-  KJ_IF_MAYBE (s, sink) {
-    s->detach();
-  }
-  // Members go in reverse order: the tasks first, the connection, then `process`, whose
-  // destructor SIGKILLs and reaps a live helper.
-}
 
 template <typename T>
 kj::Promise<kj::Maybe<T>> SamplerLink::Impl::guarded(kj::Promise<T> call, kj::Duration deadline,
@@ -144,16 +75,13 @@ kj::Promise<kj::Maybe<T>> SamplerLink::Impl::guarded(kj::Promise<T> call, kj::Du
   return call
       .then([](T value) -> kj::Maybe<T> { return kj::mv(value); },
             [this, name = kj::mv(name2)](kj::Exception&& exception) -> kj::Maybe<T> {
-              // Disconnected: it is dying by itself; killing it now would hide how it
-              // ended (shutDown() stops it if it lingers).
-              lose(std::string("the sampler helper failed to ") + name.cStr() + ": " +
-                       exception.getDescription().cStr(),
-                   exception.getType() != kj::Exception::Type::DISCONNECTED);
+              // shutDown() stops a disconnected helper if it lingers.
+              callFailed(name, exception);
               return nullptr;
             })
-      .exclusiveJoin(lostSignal.addBranch().then([]() -> kj::Maybe<T> { return nullptr; }))
-      .exclusiveJoin(io.provider->getTimer().afterDelay(deadline).then(
-          [this, name = kj::mv(name)]() -> kj::Maybe<T> {
+      .exclusiveJoin(whenLost().then([]() -> kj::Maybe<T> { return nullptr; }))
+      .exclusiveJoin(
+          timer().afterDelay(deadline).then([this, name = kj::mv(name)]() -> kj::Maybe<T> {
             lose(std::string("the sampler helper did not ") + name.cStr() + " in time", true);
             return nullptr;
           }));
@@ -168,38 +96,16 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   record.prepared = SamplerPrepared();
   record.prepared->sampledReason = "the sampler helper is not available";
 
-  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() {
-                 auto path = kj::str(helperDirectory.c_str(), "/rea-sampler");
-                 process = HelperProcess::spawn(io, "sampler", path, nullptr,
-                                                plan.execNotify ? execChannel.get() : -1);
-               })) {
-    execChannel = nullptr;
+  Spawn options;
+  options.passExecChannel = plan.execNotify;
+  options.killOnHangUp = false;  // its end is watched (ended()), and every call has a deadline
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { spawn(options); })) {
     lose(std::string("the sampler helper could not be started: ") + e->getDescription().cStr(),
          false);
     return *record.prepared;
   }
-  execChannel = nullptr;  // the helper has its own copy
-  auto& helper = *KJ_ASSERT_NONNULL(process);
-  tasks.add(helper.whenEnded().then([this](HelperEnd end) {
-    if (step != Step::CLEANED && !shuttingDown) {
-      lose("the sampler helper " + end.describe(), false);
-    }
-    if (record.fault) record.fault->end = end;
-  }));
-  connection = helper.takeConnection();
-  capnp::ReaderOptions options;
-  options.traversalLimitInWords = HELPER_MESSAGE_LIMIT_WORDS;
-  network = kj::heap<capnp::TwoPartyVatNetwork>(*KJ_ASSERT_NONNULL(connection),
-                                                capnp::rpc::twoparty::Side::CLIENT, options);
-  rpc = kj::heap(capnp::makeRpcClient(*KJ_ASSERT_NONNULL(network)));
-  capnp::word scratch[4];
-  memset(scratch, 0, sizeof(scratch));
-  capnp::MallocMessageBuilder message(scratch);
-  auto vatId = message.getRoot<capnp::rpc::twoparty::VatId>();
-  vatId.setSide(capnp::rpc::twoparty::Side::SERVER);
-  bootstrap = KJ_ASSERT_NONNULL(rpc)->bootstrap(vatId).castAs<schema::Sampler>();
 
-  auto request = KJ_ASSERT_NONNULL(bootstrap).prepareRequest();
+  auto request = bootstrap<schema::Sampler>().prepareRequest();
   auto config = request.initConfig();
   config.setRunToken(plan.runToken);
   config.setMaxProcesses(plan.maxProcesses);
@@ -210,13 +116,13 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
   return guarded<Response>(request.send(), CALL_DEADLINE, "prepare")
       .then([this](kj::Maybe<Response> maybe) -> SamplerPrepared {
         KJ_IF_MAYBE (response, maybe) {
-          KJ_ASSERT_NONNULL(process)->markReady();
+          helper().markReady();
           SamplerPrepared prepared;
           std::string broken = preparedFrom(*response, plan, prepared);
           if (!broken.empty()) {
             violation(broken.c_str());
           } else {
-            job = response->getJob();
+            setJob(response->getJob());
             record.prepared = kj::mv(prepared);
           }
         }
@@ -230,20 +136,18 @@ void SamplerLink::Impl::start(pid_t root) {
   step = Step::STARTED;
   rootPid = root;
   if (record.fault) return;
-  auto sinkServer = kj::heap<Sink>(*this);
-  sink = *sinkServer;
-  auto request = KJ_ASSERT_NONNULL(job).startRequest();
+  auto request = job<schema::SamplerJob>().startRequest();
   request.setRootPid(uint32_t(root));
-  request.setSink(kj::mv(sinkServer));
+  request.setSink(newSink<schema::SamplerSink>(*stream, record));
   using Response = capnp::Response<schema::SamplerJob::StartResults>;
-  tasks.add(guarded<Response>(request.send(), CALL_DEADLINE, "start").ignoreResult());
+  addTask(guarded<Response>(request.send(), CALL_DEADLINE, "start").ignoreResult());
 }
 
 kj::Promise<std::optional<SamplerSettlement>> SamplerLink::Impl::settle(int64_t settleMs) {
   KJ_REQUIRE(step == Step::STARTED, "SamplerLink::settle out of order");
   step = Step::SETTLED;
   if (record.fault) return std::optional<SamplerSettlement>();
-  auto request = KJ_ASSERT_NONNULL(job).settleRequest();
+  auto request = job<schema::SamplerJob>().settleRequest();
   request.setSettleMs(uint64_t(std::max<int64_t>(0, settleMs)));
   using Response = capnp::Response<schema::SamplerJob::SettleResults>;
   auto deadline = SETTLE_MARGIN + uint64_t(std::max<int64_t>(0, settleMs)) * kj::MILLISECONDS;
@@ -268,7 +172,7 @@ kj::Promise<void> SamplerLink::Impl::stop() {
   step = Step::STOPPED;
   if (record.fault) return kj::READY_NOW;
   using Response = capnp::Response<schema::SamplerJob::StopResults>;
-  return guarded<Response>(KJ_ASSERT_NONNULL(job).stopRequest().send(), CALL_DEADLINE, "stop")
+  return guarded<Response>(job<schema::SamplerJob>().stopRequest().send(), CALL_DEADLINE, "stop")
       .then([this](kj::Maybe<Response> maybe) {
         KJ_IF_MAYBE (response, maybe) {
           // done() travels before the answer on the same connection: it must be here.
@@ -286,8 +190,8 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
   kj::Promise<void> stopped = kj::READY_NOW;
   if (!wasStopped && step != Step::PREPARED) stopped = stop();
   return stopped.then([this]() -> kj::Promise<SamplerCleanup> {
-    if (record.fault || job == nullptr) {
-      step = Step::CLEANED;
+    if (record.fault || !hasJob()) {
+      cleaned();
       return shutDown().then([this]() {
         auto result = fallback();
         finished = true;
@@ -295,10 +199,10 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
       });
     }
     using Response = capnp::Response<schema::SamplerJob::CleanupResults>;
-    return guarded<Response>(KJ_ASSERT_NONNULL(job).cleanupRequest().send(), CALL_DEADLINE,
+    return guarded<Response>(job<schema::SamplerJob>().cleanupRequest().send(), CALL_DEADLINE,
                              "clean up")
         .then([this](kj::Maybe<Response> maybe) -> kj::Promise<SamplerCleanup> {
-          step = Step::CLEANED;
+          cleaned();
           std::optional<SamplerCleanup> result;
           KJ_IF_MAYBE (response, maybe) {
             SamplerCleanup cleanup;
@@ -338,83 +242,13 @@ SamplerCleanup SamplerLink::Impl::fallback() {
   return cleanup;
 }
 
-void SamplerLink::Impl::dropConnection() {
-  shuttingDown = true;
-  KJ_IF_MAYBE (s, sink) {
-    s->detach();
-  }
-  sink = nullptr;
-  job = nullptr;
-  bootstrap = nullptr;
-  rpc = nullptr;
-  network = nullptr;
-  hangUp(process, connection);
-}
-
 void SamplerLink::Impl::release() {
   // The helper's work is done and its answer checked: hang up, and let it exit without us
   // waiting (within HELPER_STOP_GRACE, else it is killed; destroying the link reaps it).
   dropConnection();
-  KJ_IF_MAYBE (p, process) {
-    tasks.add((*p)->stop(HELPER_STOP_GRACE).ignoreResult());
+  KJ_IF_MAYBE (p, process()) {
+    addTask(p->stop(HELPER_STOP_GRACE).ignoreResult());
   }
-}
-
-kj::Promise<void> SamplerLink::Impl::shutDown() {
-  // Drop the connection: a helper whose connection drops exits at once.
-  dropConnection();
-  KJ_IF_MAYBE (p, process) {
-    return ((record.fault) ? (*p)->stopLost(HELPER_STOP_GRACE) : (*p)->stop(HELPER_STOP_GRACE))
-        .then([this](HelperEnd end) {
-          if (record.fault) record.fault->end = end;  // its sentence says how the helper ended
-        });
-  }
-  return kj::READY_NOW;
-}
-
-void SamplerLink::Impl::lose(std::string reason, bool kill) {
-  if (record.fault || step == Step::CLEANED) return;
-  record.fault = HelperFault{kj::mv(reason), std::nullopt};
-  KJ_IF_MAYBE (p, process) {
-    if (kill) (*p)->kill();
-    KJ_IF_MAYBE (end, (*p)->end()) {
-      record.fault->end = *end;
-    }
-  }
-  KJ_IF_MAYBE (s, sink) {
-    s->detach();
-  }
-  sink = nullptr;
-  lostFulfiller->fulfill();
-}
-
-void SamplerLink::Impl::violation(kj::StringPtr what) {
-  lose(std::string("the sampler helper sent a malformed message (") + what.cStr() +
-           ") and was stopped",
-       true);
-}
-
-void SamplerLink::Impl::sinkDropped() {
-  sink = nullptr;
-  if (!record.streamDone && !record.fault && !shuttingDown) {
-    tasks.add(io.provider->getTimer().afterDelay(HELPER_STOP_GRACE).then([this]() {
-      if (!record.fault && !record.streamDone) violation("sample sink dropped without done");
-    }));
-  }
-}
-
-void SamplerLink::Impl::push(
-    kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams) {
-  if (record.fault) return;
-  std::string broken = stream->push(readParams, monotonicNowNs(), record);
-  if (!broken.empty()) violation(broken.c_str());
-}
-
-void SamplerLink::Impl::done(
-    kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams) {
-  if (record.fault) return;
-  std::string broken = stream->done(readParams, record);
-  if (!broken.empty()) violation(broken.c_str());
 }
 
 // ---- SamplerLink -------------------------------------------------------------------------

@@ -36,7 +36,6 @@
 
 #include "evidence/limits.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"
 
 namespace rea::supervisor {
 

@@ -32,7 +32,6 @@
 #include "evidence/limits.h"
 #include "evidence/scenario.h"
 #include "supervisor/helper-process.h"
-#include "supervisor/pty-link.h"  // HelperFault
 
 namespace rea::supervisor {
 
