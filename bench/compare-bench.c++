@@ -3,7 +3,7 @@
 // references measured in the same run on the same files: reading them (`cat`) and parsing
 // them as JSON with Python's json module (the least any comparing tool must do).
 //
-// The captures are made by the real assembly code (supervisor/capture-assembly) from a
+// The captures are made by the real assembly code (supervisor/assembly/capture-assembly) from a
 // synthetic run: 10 MB of densely coloured terminal output (the raw-output limit's
 // maximum) in 4 KiB reads. The right capture has the same stream cut at other read boundaries,
 // so the comparison has to concatenate both streams (A7) and finds no content divergence
@@ -25,7 +25,7 @@
 #include "evidence/evidence-record.h"
 #include "evidence/scenario.h"
 #include "evidence/validate.h"
-#include "supervisor/capture-assembly.h"
+#include "supervisor/assembly/capture-assembly.h"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include "helpers/replay/replay-plan.h"
 #include "helpers/replay/replay-server.h"
 #include "helpers/replay/standalone.h"
-#include "supervisor/replay-link.h"
+#include "supervisor/links/replay-link.h"
 
 namespace {
 

@@ -32,7 +32,7 @@
 #include "bench/support/arguments.h"
 #include "evidence/sha256.h"
 #include "helpers/fswatch/snapshot.h"
-#include "supervisor/temp-root.h"
+#include "supervisor/run/temp-root.h"
 
 extern char** environ;
 

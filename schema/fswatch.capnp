@@ -3,7 +3,7 @@
 # scenario's declared roots (SPEC B §6.9). It only walks and hashes; the supervisor decides when
 # (checkpoints, B §6.10) and computes the effects between snapshots.
 #
-# Runs in rea-fswatch; the supervisor's FswatchLink (supervisor/fswatch-link.c++) is the only
+# Runs in rea-fswatch; the supervisor's FswatchLink (supervisor/links/fswatch-link.c++) is the only
 # caller and the only reader of these types on the supervisor side. Everything the helper sends
 # is a claim: FswatchLink checks every entry (paths under a declared root alias, types matching
 # the mode bits, hashes only on files and within the byte budget, the entry budget, the depth)

@@ -3,7 +3,7 @@
 # output, dispatches the scenario's interaction events, enforces the deadline watchdog and reaps
 # the root (SPEC B §6.3-§6.6, A2, A4, A10).
 #
-# Runs in rea-pty; the supervisor's PtyLink (supervisor/pty-link.c++) is the only caller and the
+# Runs in rea-pty; the supervisor's PtyLink (supervisor/links/pty-link.c++) is the only caller and the
 # only reader of these types on the supervisor side. Everything the helper sends is a claim:
 # PtyLink checks it (timestamps, sizes, indices, UTF-8) and stops a helper that breaks a rule.
 # Times are CLOCK_MONOTONIC nanoseconds (shared by all processes on the machine).

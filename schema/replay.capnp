@@ -4,7 +4,7 @@
 # "loopback", first makes the capture's private network namespace with only `lo` and listens
 # inside it (A9). Streams what happened on the wire as protocol events.
 #
-# Runs in rea-replay; the supervisor's ReplayLink (supervisor/replay-link.c++) is the only caller
+# Runs in rea-replay; the supervisor's ReplayLink (supervisor/links/replay-link.c++) is the only caller
 # and the only reader of these types on the supervisor side. Everything the helper sends is a
 # claim: ReplayLink checks it (sequences, timestamps, enums, UTF-8, sizes) and stops a helper
 # that breaks a rule. Times are CLOCK_MONOTONIC nanoseconds.

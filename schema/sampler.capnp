@@ -3,7 +3,7 @@
 # tree, decides settlement after the root exits and cleans up only what the capture owns
 # (SPEC A8, B §6.7, §6.8, §12).
 #
-# Runs in rea-sampler; the supervisor's SamplerLink (supervisor/sampler-link.c++) is the only
+# Runs in rea-sampler; the supervisor's SamplerLink (supervisor/links/sampler-link.c++) is the only
 # caller and the only reader of these types on the supervisor side. Everything the helper sends
 # is a claim: SamplerLink checks it and stops a helper that breaks a rule.
 # Times are CLOCK_MONOTONIC nanoseconds.

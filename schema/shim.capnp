@@ -3,7 +3,7 @@
 # shim into the capture's shim directory, serves the shim ledger on 127.0.0.1:<ephemeral> and
 # streams every recorded shim invocation to the supervisor (SPEC B §7, §6.3).
 #
-# Runs in rea-shim; the supervisor's ShimLink (supervisor/shim-link.c++) is the only caller and
+# Runs in rea-shim; the supervisor's ShimLink (supervisor/links/shim-link.c++) is the only caller and
 # the only reader of these types on the supervisor side. Everything the helper sends is a claim:
 # ShimLink checks each event against the plan it sent (route exists, arguments equal the route's,
 # per-route counts within max_calls, outcomes consistent, timestamps ordered) and stops a helper

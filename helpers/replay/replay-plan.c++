@@ -5,16 +5,13 @@
 #include <kj/debug.h>
 
 #include "evidence/issue.h"
+#include "helpers/common/capnp-bytes.h"
 
 namespace rea::helper {
 namespace {
 
 using evidence::childPath;
 using evidence::indexPath;
-
-std::string textOf(capnp::Text::Reader text) {
-  return std::string(text.begin(), text.size());  // with its size: U+0000 is a character
-}
 
 bool isTokenChar(char c) {
   // RFC 9110 tchar: what kj-http accepts in a header name.

@@ -12,7 +12,7 @@
 //     inside rea's own group (pidsGroupParent(), helpers/common/system/cgroup-mounts.h), and the
 //     launcher joins it before the target execs (joinPath(): write "0" to its cgroup.procs); every
 //     descendant is born in it. It is removed once the capture's cleanup killed every member; an
-//     empty one whose capture cgroup is gone is left over (supervisor/stale-cgroups.c++ removes
+//     empty one whose capture cgroup is gone is left over (supervisor/run/stale-cgroups.c++ removes
 //     it).
 // Neither: apply() says why, and the target runs unbounded (rea doctor says so too).
 //

@@ -4,15 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/json.h"
+#include "helpers/common/capnp-bytes.h"
 
 namespace rea::helper {
 namespace {
 
 using evidence::Json;
-
-std::string textOf(capnp::Text::Reader text) {
-  return std::string(text.begin(), text.size());  // with its size: U+0000 is a character
-}
 
 std::string outputStream(schema::CommandShim::Output::Stream stream, const std::string& path) {
   switch (stream) {

@@ -1,5 +1,5 @@
 // Fuzz target: canonical JSON and commitments (SPEC B §5.1, §5.3) on any JSON text rea could
-// read (same nesting pre-scan as supervisor/input-file.h, re-implemented here so the target
+// read (same nesting pre-scan as supervisor/cli/input-file.h, re-implemented here so the target
 // needs only rea-evidence).
 //
 // Properties: canonicalising is stable (canonical(parse(canonical(v))) == canonical(v)), the

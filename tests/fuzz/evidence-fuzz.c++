@@ -1,5 +1,5 @@
 // Fuzz target: importing a capture Evidence file as `rea compare-process-captures` does (SPEC B
-// §10.1, §5.4): the nesting pre-scan and JSON parse of supervisor/input-file.h (re-implemented
+// §10.1, §5.4): the nesting pre-scan and JSON parse of supervisor/cli/input-file.h (re-implemented
 // here so the target needs only rea-evidence), then importCaptureEvidence(). Most mutations
 // break the evidence id, so each input is also imported a second time with its id recomputed,
 // and its capture (`normalized_result`, or the whole value) through importCapture() directly;

@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "evidence/utf.h"
-#include "supervisor/fswatch-batch.h"
-#include "supervisor/pty-batch.h"
-#include "supervisor/replay-batch.h"
-#include "supervisor/sampler-batch.h"
-#include "supervisor/shim-batch.h"
+#include "supervisor/links/fswatch-batch.h"
+#include "supervisor/links/pty-batch.h"
+#include "supervisor/links/replay-batch.h"
+#include "supervisor/links/sampler-batch.h"
+#include "supervisor/links/shim-batch.h"
 
 namespace rea::fuzz {
 

@@ -1,4 +1,4 @@
-// Fuzz target: one line a client sends to `rea mcp` (supervisor/jsonrpc.h parseMessage()).
+// Fuzz target: one line a client sends to `rea mcp` (supervisor/mcp/jsonrpc.h parseMessage()).
 //
 // Properties: a line is always classified, never thrown on; an invalid one carries a complete
 // JSON-RPC error response (code in the range of JSON-RPC 2.0 §5.1); what rea would answer to any
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "supervisor/jsonrpc.h"
+#include "supervisor/mcp/jsonrpc.h"
 
 namespace {
 

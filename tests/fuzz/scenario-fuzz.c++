@@ -1,5 +1,5 @@
 // Fuzz target: a scenario file as `rea capture-process` reads it (SPEC B §3, §10.1). The bytes
-// take rea's own path: the nesting pre-scan (supervisor/input-file.h), the JSON parse, then
+// take rea's own path: the nesting pre-scan (supervisor/cli/input-file.h), the JSON parse, then
 // parseScenario(). A scenario that parses must also survive the rest of what rea derives from
 // it before running anything: its JSON form, the committed projections and their commitments.
 //
@@ -15,7 +15,7 @@
 #include "evidence/commitment.h"
 #include "evidence/projection.h"
 #include "evidence/scenario.h"
-#include "supervisor/input-file.h"
+#include "supervisor/cli/input-file.h"
 
 namespace {
 

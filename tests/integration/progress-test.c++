@@ -1,4 +1,4 @@
-// The progress line of `rea capture-process` (supervisor/capture-progress.h): drawn on stderr
+// The progress line of `rea capture-process` (supervisor/cli/capture-progress.h): drawn on stderr
 // when stderr is a terminal (here a real pty), with plausible elapsed time, bytes and phase,
 // erased at the end; absent when stderr is a pipe or file; the capture on stdout the same
 // either way.

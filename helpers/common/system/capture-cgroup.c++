@@ -20,18 +20,13 @@
 #include "helpers/common/system/cgroup-owner.h"
 #include "helpers/common/system/ownership.h"
 #include "helpers/common/system/proc-stat.h"
+#include "helpers/common/system/sleep.h"
 
 namespace rea::helper {
 namespace {
 
 std::string errnoText(int error) {
   return strerror(error);
-}
-
-void sleepMs(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // its groups in them: the capture cgroup under the cgroup2 mount (capture-cgroup.h) and the
 // cgroup v1 pids group of a capture's process bound (helpers/sampler/pids-bound.h). The sampler
 // makes these groups; the supervisor looks in the same places for ones left behind
-// (supervisor/stale-cgroups.h, supervisor/owned-cleanup.h), so both ask here.
+// (supervisor/run/stale-cgroups.h, supervisor/run/owned-cleanup.h), so both ask here.
 //
 // Errors: none thrown; what cannot be read is an empty result.
 

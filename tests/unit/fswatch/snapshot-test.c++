@@ -15,7 +15,7 @@
 #include <seccomp.h>
 
 #include "evidence/sha256.h"
-#include "supervisor/temp-root.h"
+#include "supervisor/run/temp-root.h"
 
 namespace rea::helper {
 namespace {

@@ -1,5 +1,5 @@
 // Filesystem assembly: chained checkpoint effects, top-level effects, times, lost snapshots.
-#include "supervisor/assemble-filesystem.h"
+#include "supervisor/assembly/assemble-filesystem.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Protocol assembly: times from the recorder's origin, bucketed; data normalised and redacted;
 // truncation and the diagnostics residual.
-#include "supervisor/assemble-protocol.h"
+#include "supervisor/assembly/assemble-protocol.h"
 
 #include <gtest/gtest.h>
 

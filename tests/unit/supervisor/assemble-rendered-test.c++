@@ -1,5 +1,5 @@
 // Assembly of rendered frames and answered queries (B §6.11, A3, A6).
-#include "supervisor/assemble-rendered.h"
+#include "supervisor/assembly/assemble-rendered.h"
 
 #include <gtest/gtest.h>
 

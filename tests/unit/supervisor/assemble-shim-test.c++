@@ -1,5 +1,5 @@
 // assembleShimEvents: ledger calls into `shim_events` (B §4.3, §7.3; A3, A5, A6).
-#include "supervisor/assemble-shim.h"
+#include "supervisor/assembly/assemble-shim.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // checked-paths.h (issue 18.2): the opened object, not the path, is checked against the roots,
 // and what the pty helper is given names that object whatever the path says later.
-#include "supervisor/checked-paths.h"
+#include "supervisor/run/checked-paths.h"
 
 #include <gtest/gtest.h>
 #include <limits.h>

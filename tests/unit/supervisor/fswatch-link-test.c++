@@ -1,6 +1,6 @@
 // FswatchLink against the real rea-fswatch binary (build/bin), through HelperProcess and
 // Cap'n Proto: snapshots, serialisation, a structured failure, and lost helpers.
-#include "supervisor/fswatch-link.h"
+#include "supervisor/links/fswatch-link.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// The links' checks of helper messages (supervisor/*-batch.h) through the fuzz target's byte
+// The links' checks of helper messages (supervisor/links/*-batch.h) through the fuzz target's byte
 // interface (tests/fuzz/helper-messages-driver.h): real, valid streams of every helper are
 // accepted whole; malformed and out-of-range ones are refused with the rule they break, never
 // with an exception. The valid streams are the fuzz target's seed corpus: the committed files in

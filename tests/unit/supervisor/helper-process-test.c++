@@ -1,5 +1,5 @@
 // HelperProcess with stand-in helpers (/bin/sh scripts): fds, classification, stop order.
-#include "supervisor/helper-process.h"
+#include "supervisor/links/helper-process.h"
 
 #include <errno.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "supervisor/input-file.h"
+#include "supervisor/cli/input-file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "supervisor/temp-root.h"
+#include "supervisor/run/temp-root.h"
 
 namespace rea::supervisor {
 namespace {

@@ -1,4 +1,4 @@
-#include "supervisor/man-page.h"
+#include "supervisor/cli/man-page.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "supervisor/usage.h"
+#include "supervisor/cli/usage.h"
 
 namespace rea::supervisor {
 namespace {

@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "supervisor/jsonrpc.h"
-#include "supervisor/mcp-ledger.h"
-#include "supervisor/mcp-schemas.h"
-#include "supervisor/mcp-tools.h"
+#include "supervisor/mcp/jsonrpc.h"
+#include "supervisor/mcp/mcp-ledger.h"
+#include "supervisor/mcp/mcp-schemas.h"
+#include "supervisor/mcp/mcp-tools.h"
 
 namespace rea::supervisor {
 namespace {

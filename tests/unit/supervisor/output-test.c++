@@ -1,4 +1,4 @@
-#include "supervisor/output.h"
+#include "supervisor/cli/output.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // PtyLink against the real rea-pty binary (build/bin), through HelperProcess and Cap'n Proto.
-#include "supervisor/pty-link.h"
+#include "supervisor/links/pty-link.h"
 
 #include <capnp/rpc-twoparty.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 // ReplayLink against the real rea-replay binary: a served request arrives validated, a plan the
 // helper refuses rejects start, a killed helper becomes a fault, and a loopback start hands out
 // a namespace that is not ours where the server answers. Every client talks to 127.0.0.1 only.
-#include "supervisor/replay-link.h"
+#include "supervisor/links/replay-link.h"
 
 #include <seccomp.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "supervisor/run-token.h"
+#include "supervisor/run/run-token.h"
 
 #include <regex>
 #include <set>

@@ -1,7 +1,7 @@
 // SamplerLink against the real rea-sampler binary: both modes, the launcher contract (the target
 // is born in the capture cgroup), a helper killed mid-capture, and a link dropped before its
 // cleanup (rea cancelled). No process carrying the run token and no capture cgroup survives.
-#include "supervisor/sampler-link.h"
+#include "supervisor/links/sampler-link.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -21,8 +21,8 @@
 #include "helpers/common/system/cgroup-mounts.h"
 #include "helpers/common/system/ownership.h"
 #include "helpers/sampler/pids-bound.h"
-#include "supervisor/owned-cleanup.h"
-#include "supervisor/run-token.h"
+#include "supervisor/run/owned-cleanup.h"
+#include "supervisor/run/run-token.h"
 
 namespace rea::supervisor {
 namespace {

@@ -1,5 +1,5 @@
 // ScenarioRecording (rea record-scenario): what a typed session becomes.
-#include "supervisor/scenario-recording.h"
+#include "supervisor/cli/scenario-recording.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // ShimLink against the real rea-shim binary (build/bin), through HelperProcess and Cap'n Proto,
 // with real shim clients called from a real /bin/sh.
-#include "supervisor/shim-link.h"
+#include "supervisor/links/shim-link.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -19,7 +19,7 @@
 
 #include "helpers/common/clock.h"
 #include "schema/shim.capnp.h"
-#include "supervisor/temp-root.h"
+#include "supervisor/run/temp-root.h"
 #include "tests/test-support.h"
 
 namespace rea::supervisor {

@@ -1,4 +1,4 @@
-#include "supervisor/target-environment.h"
+#include "supervisor/run/target-environment.h"
 
 #include <algorithm>
 #include <map>

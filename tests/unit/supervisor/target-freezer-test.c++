@@ -1,7 +1,7 @@
 // The checkpoint hold with a real capture cgroup and a real process in it (needs root and a
 // writable cgroup2 hierarchy; skips otherwise).
 
-#include "supervisor/target-freezer.h"
+#include "supervisor/run/target-freezer.h"
 
 #include <signal.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "supervisor/temp-root.h"
+#include "supervisor/run/temp-root.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,0 +1,76 @@
+#include "supervisor/cli/capture-comparison.h"
+
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "evidence/timestamp.h"
+
+namespace rea::supervisor {
+namespace {
+
+using namespace rea::evidence;
+
+std::string differingContractFields(const Json& left, const Json& right) {
+  std::string out;
+  auto note = [&](const std::string& key) {
+    if (!out.empty()) out += ", ";
+    out += key;
+  };
+  for (auto it = left.begin(); it != left.end(); ++it) {
+    if (!right.contains(it.key()) || right[it.key()] != it.value()) note(it.key());
+  }
+  for (auto it = right.begin(); it != right.end(); ++it) {
+    if (!left.contains(it.key())) note(it.key());
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t epochNowMs() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+std::optional<std::string> comparisonRefusal(const Capture& leftCapture,
+                                             const Capture& rightCapture,
+                                             std::optional<int64_t> maxCaptureAgeMs,
+                                             int64_t nowEpochMs) {
+  const Manifest& left = leftCapture.manifest;
+  const Manifest& right = rightCapture.manifest;
+  if (left.comparisonContractSha256 != right.comparisonContractSha256) {
+    return "The two captures were made under incompatible comparison contracts; these fields "
+           "differ: " +
+           differingContractFields(*left.comparisonContract, *right.comparisonContract) + ".";
+  }
+  if (maxCaptureAgeMs) {
+    auto leftDone = parseIsoTimestamp(left.completedAt);
+    auto rightDone = parseIsoTimestamp(right.completedAt);
+    if (auto tooOld = checkCaptureAge(maxCaptureAgeMs, nowEpochMs, leftDone.value_or(0),
+                                      rightDone.value_or(0))) {
+      return *tooOld + ".";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<CommandError> compareCaptureFiles(const std::string& leftFile,
+                                                const std::string& rightFile,
+                                                const CompareOptions& options,
+                                                std::optional<int64_t> maxCaptureAgeMs,
+                                                CaptureComparison& out) {
+  if (auto error = readCaptureEvidence(leftFile, out.left)) return error;
+  if (auto error = readCaptureEvidence(rightFile, out.right)) return error;
+  if (auto refusal =
+          comparisonRefusal(out.left.capture, out.right.capture, maxCaptureAgeMs, epochNowMs())) {
+    return executionFailure(*refusal);
+  }
+
+  // Compared in JSON form: the form both sides were validated in, unknown members dropped.
+  out.comparison = compareCaptures(toJson(out.left.capture), toJson(out.right.capture), options);
+  return std::nullopt;
+}
+
+}  // namespace rea::supervisor
