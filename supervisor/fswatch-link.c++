@@ -188,9 +188,8 @@ class FswatchLink::Impl {
   FswatchOutcome accept(kj::FunctionParam<schema::SnapshotResult::Reader()> readResult) {
     FswatchOutcome outcome;
     outcome.atNs = monotonicNowNs();
-    std::string broken = checkSnapshotResult(readResult, roots.size(), limits, outcome);
-    if (!broken.empty()) {
-      lose("the fswatch helper sent a malformed snapshot (" + broken + ") and was stopped");
+    KJ_IF_MAYBE (broken, checkSnapshotResult(readResult, roots.size(), limits, outcome)) {
+      lose("the fswatch helper sent a malformed snapshot (" + broken->rule + ") and was stopped");
       return lost();
     }
     return outcome;

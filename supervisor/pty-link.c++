@@ -463,15 +463,18 @@ void PtyLink::Impl::sinkDropped() {
 void PtyLink::Impl::push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams) {
   if (record.fault) return;
   bool exitBefore = bool(record.exit);
-  std::string broken = stream->push(readParams, monotonicNowNs(), record, observer);
+  auto broken = stream->push(readParams, monotonicNowNs(), record, observer);
   if (!exitBefore && record.exit) exitKnownFulfiller->fulfill();
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (b, broken) {
+    violation(b->rule.c_str());
+  }
 }
 
 void PtyLink::Impl::done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->done(readParams, record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->done(readParams, record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 // ---- PtyLink ---------------------------------------------------------------------------

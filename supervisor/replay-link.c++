@@ -340,15 +340,17 @@ void ReplayLink::Impl::sinkDropped() {
 void ReplayLink::Impl::push(
     kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->push(readParams, monotonicNowNs(), record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->push(readParams, monotonicNowNs(), record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 void ReplayLink::Impl::done(
     kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->done(readParams, record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->done(readParams, record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 // ---- ReplayLink ------------------------------------------------------------------------

@@ -212,9 +212,8 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
         KJ_IF_MAYBE (response, maybe) {
           KJ_ASSERT_NONNULL(process)->markReady();
           SamplerPrepared prepared;
-          std::string broken = preparedFrom(*response, plan, prepared);
-          if (!broken.empty()) {
-            violation(broken.c_str());
+          KJ_IF_MAYBE (broken, preparedFrom(*response, plan, prepared)) {
+            violation(broken->rule.c_str());
           } else {
             job = response->getJob();
             record.prepared = kj::mv(prepared);
@@ -251,9 +250,8 @@ kj::Promise<std::optional<SamplerSettlement>> SamplerLink::Impl::settle(int64_t 
       .then([this](kj::Maybe<Response> maybe) -> std::optional<SamplerSettlement> {
         KJ_IF_MAYBE (response, maybe) {
           SamplerSettlement settlement;
-          std::string broken = settlementFrom(response->getSettlement(), settlement);
-          if (!broken.empty()) {
-            violation(broken.c_str());
+          KJ_IF_MAYBE (broken, settlementFrom(response->getSettlement(), settlement)) {
+            violation(broken->rule.c_str());
             return std::nullopt;
           }
           record.settlement = settlement;
@@ -302,9 +300,8 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
           std::optional<SamplerCleanup> result;
           KJ_IF_MAYBE (response, maybe) {
             SamplerCleanup cleanup;
-            std::string broken = cleanupFrom(response->getReport(), cleanup);
-            if (!broken.empty()) {
-              violation(broken.c_str());
+            KJ_IF_MAYBE (broken, cleanupFrom(response->getReport(), cleanup)) {
+              violation(broken->rule.c_str());
             } else {
               result = kj::mv(cleanup);
             }
@@ -406,15 +403,17 @@ void SamplerLink::Impl::sinkDropped() {
 void SamplerLink::Impl::push(
     kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->push(readParams, monotonicNowNs(), record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->push(readParams, monotonicNowNs(), record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 void SamplerLink::Impl::done(
     kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->done(readParams, record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->done(readParams, record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 // ---- SamplerLink -------------------------------------------------------------------------

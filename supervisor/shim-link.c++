@@ -312,14 +312,16 @@ void ShimLink::Impl::sinkDropped() {
 
 void ShimLink::Impl::push(kj::FunctionParam<schema::ShimSink::PushParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->push(readParams, monotonicNowNs(), record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->push(readParams, monotonicNowNs(), record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 void ShimLink::Impl::done(kj::FunctionParam<schema::ShimSink::DoneParams::Reader()> readParams) {
   if (record.fault) return;
-  std::string broken = stream->done(readParams, record);
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, stream->done(readParams, record)) {
+    violation(broken->rule.c_str());
+  }
 }
 
 // ---- ShimLink ---------------------------------------------------------------------------
