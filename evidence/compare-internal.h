@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/compare-status.h"
 #include "evidence/json.h"
 
 namespace rea::evidence::_ {
@@ -68,16 +69,13 @@ Candidate timingDivergence(Dimension dimension, uint64_t index, std::optional<in
 // foundDivergence plus `timing:true, deviation_ms`.
 
 struct DimensionOutcome {
-  std::string contentStatus = "unchanged";  // unchanged | added | removed | changed
-  std::vector<Candidate> candidates;        // in preference order (content before timing)
-  std::optional<int64_t> maxDeviationMs;    // default mode only
-  bool exceedsTolerance = false;            // default mode only
+  CompareStatus contentStatus = CompareStatus::UNCHANGED;  // unchanged|added|removed|changed
+  std::vector<Candidate> candidates;      // in preference order (content before timing)
+  std::optional<int64_t> maxDeviationMs;  // default mode only
+  bool exceedsTolerance = false;          // default mode only
 };
 
 using Outcomes = std::array<DimensionOutcome, DIMENSION_COUNT>;
-
-const char* classifyCollection(bool equal, bool leftEmpty, bool rightEmpty);
-// B §9.3: unchanged, else added (left empty), else removed (right empty), else changed.
 
 Json exitElement(const Json& capture);
 // The exit pseudo-entry `{...exit, settlement}` (B §9.3).

@@ -185,8 +185,8 @@ DimensionOutcome compareTerminalContent(const Json& left, const Json& right, int
       arrayMember(left, "frames").empty() && arrayMember(left, "rendered_frames").empty();
   bool rightEmpty =
       arrayMember(right, "frames").empty() && arrayMember(right, "rendered_frames").empty();
-  outcome.contentStatus = classifyCollection(streamEqual && screens.contentStatus == "unchanged",
-                                             leftEmpty, rightEmpty);
+  outcome.contentStatus = classifyCollection(
+      streamEqual && screens.contentStatus == CompareStatus::UNCHANGED, leftEmpty, rightEmpty);
 
   // Timing: byte k of one stream against its counterpart in the other (byte k itself unless a
   // `<pid>` matched a number before it), over the matched prefix, one overlap of two frames at

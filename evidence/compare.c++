@@ -135,13 +135,6 @@ Candidate timingDivergence(Dimension dimension, uint64_t index, std::optional<in
   return candidate;
 }
 
-const char* classifyCollection(bool equal, bool leftEmpty, bool rightEmpty) {
-  if (equal) return "unchanged";
-  if (leftEmpty) return "added";
-  if (rightEmpty) return "removed";
-  return "changed";
-}
-
 }  // namespace _
 
 namespace {
@@ -165,21 +158,6 @@ bool hasUnknown(const Json& capture, const char* scope) {
   return false;
 }
 
-const char* deriveStatus(const std::array<std::string, _::DIMENSION_COUNT>& statuses) {
-  auto any = [&](std::initializer_list<const char*> wanted) {
-    for (const std::string& status : statuses) {
-      for (const char* w : wanted) {
-        if (status == w) return true;
-      }
-    }
-    return false;
-  };
-  if (any({"truncated"})) return "truncated";
-  if (any({"changed", "added", "removed"})) return "changed";
-  if (any({"unknown"})) return "unknown";
-  return "unchanged";
-}
-
 Json timingMember(int64_t toleranceMs, const _::Outcomes* outcomes) {
   Json timing = Json::object();
   timing["tolerance_ms"] = toleranceMs;
@@ -200,9 +178,9 @@ Json timingMember(int64_t toleranceMs, const _::Outcomes* outcomes) {
 
 Json truncatedComparison(bool withTiming, int64_t toleranceMs) {
   Json result = Json::object();
-  result["status"] = "truncated";
+  result["status"] = compareStatusName(CompareStatus::TRUNCATED);
   for (Dimension dimension : DIMENSIONS)
-    result[_::dimensionName(dimension)] = "truncated";
+    result[_::dimensionName(dimension)] = compareStatusName(CompareStatus::TRUNCATED);
   result["first_divergence"] = {{"status", "unknown"}, {"reason", TRUNCATED_SENTENCE}};
   result["limitations"] = Json::array({TRUNCATED_SENTENCE});
   if (withTiming) result["timing"] = timingMember(toleranceMs, nullptr);
@@ -260,7 +238,7 @@ Json compareCaptures(const Json& left, const Json& right, const CompareOptions& 
   _::Outcomes outcomes = baseline ? _::compareBaselineDimensions(left, right)
                                   : _::compareContentDimensions(left, right, toleranceMs);
 
-  std::array<std::string, _::DIMENSION_COUNT> statuses;
+  std::array<CompareStatus, _::DIMENSION_COUNT> statuses;
   for (size_t i = 0; i < _::DIMENSION_COUNT; ++i) {
     Dimension dimension = DIMENSIONS[i];
     const char* scope = _::dimensionName(dimension);
@@ -269,19 +247,19 @@ Json compareCaptures(const Json& left, const Json& right, const CompareOptions& 
       // A7: a timing deviation beyond tolerance makes the overall status `changed`, residual
       // or not; reporting the dimension `changed` keeps `status` derivable from the dimensions
       // (B §9.3), which REA's consumers check. Only the default mode measures timing.
-      statuses[i] = "changed";
+      statuses[i] = CompareStatus::CHANGED;
     } else if ((normalizationMatters && !sameNormalization) || hasUnknown(left, scope) ||
                hasUnknown(right, scope)) {
-      statuses[i] = "unknown";
+      statuses[i] = CompareStatus::UNKNOWN;
     } else {
       statuses[i] = outcomes[i].contentStatus;
     }
   }
 
   Json result = Json::object();
-  result["status"] = deriveStatus(statuses);
+  result["status"] = compareStatusName(overallStatus(statuses));
   for (size_t i = 0; i < _::DIMENSION_COUNT; ++i) {
-    result[_::dimensionName(DIMENSIONS[i])] = statuses[i];
+    result[_::dimensionName(DIMENSIONS[i])] = compareStatusName(statuses[i]);
   }
 
   if (const Candidate* first = chooseFirstDivergence(outcomes)) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/compare-status.h"
 #include "evidence/report-screen.h"
 #include "evidence/utf.h"
 
@@ -415,8 +416,8 @@ void writeScreens(std::ostringstream& out, const ReportSide& left, const ReportS
 
   // When the first divergence is elsewhere (a process, a file) but the terminal differs too,
   // the screens above may be identical: the real screen difference is shown at the end.
-  std::string terminal = text(member(comparison, "terminal"));
-  bool terminalDiffers = terminal == "changed" || terminal == "added" || terminal == "removed";
+  auto terminal = parseCompareStatus(text(member(comparison, "terminal")));
+  bool terminalDiffers = terminal && differs(*terminal);
   if (!terminalDiffers || text(member(first, "dimension")) == "terminal") return;
   ReportScreen leftEnd = screenAt(left.capture, std::nullopt);
   ReportScreen rightEnd = screenAt(right.capture, std::nullopt);

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/compare-status.h"
+
 namespace rea::evidence {
 namespace {
 
@@ -27,9 +29,10 @@ const char* agreementName(Agreement agreement) {
   return "unknown";
 }
 
-Agreement agreementOf(const Json& status) {
-  if (status == "unchanged") return Agreement::STABLE;
-  if (status == "changed" || status == "added" || status == "removed") return Agreement::UNSTABLE;
+Agreement agreementOf(const Json& json) {
+  auto status = json.is_string() ? parseCompareStatus(json.get<std::string>()) : std::nullopt;
+  if (status == CompareStatus::UNCHANGED) return Agreement::STABLE;
+  if (status && differs(*status)) return Agreement::UNSTABLE;
   return Agreement::UNKNOWN;  // truncated, unknown, or anything unexpected
 }
 

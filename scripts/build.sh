@@ -3,7 +3,10 @@
 # (default: everything) with ninja -j2. The directory's name picks the configuration:
 #   build-asan  clang-14, AddressSanitizer + UndefinedBehaviorSanitizer (-O0; evidence/ -O1), the
 #               tests and the libFuzzer targets (-DREA_FUZZ=ON), no benchmarks
-#   any other   the normal tree: g++, RelWithDebInfo (-O2 -g1), tests and benchmarks
+#   build-release  the release tree (scripts/demo.sh, installs): g++, RelWithDebInfo, no tests, no
+#               benchmarks and no fault injection (helpers/common/fault-injection.h)
+#   any other   the normal tree: g++, RelWithDebInfo (-O2 -g1), tests and benchmarks (and the
+#               helpers' fault injection the tests need)
 # Progress and compiler messages go to stderr, so a caller's stdout stays clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +17,9 @@ if [[ ! -f "$dir/build.ninja" ]]; then
       CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DREA_SANITIZE=ON -DREA_FUZZ=ON \
         -DCMAKE_BUILD_TYPE=Debug -DREA_BUILD_BENCH=OFF \
         -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 >&2 ;;
+    build-release)
+      cmake -S . -B "$dir" -G Ninja -DREA_BUILD_TESTS=OFF -DREA_BUILD_BENCH=OFF \
+        -DREA_FAULT_INJECTION=OFF >&2 ;;
     *)
       cmake -S . -B "$dir" -G Ninja >&2 ;;
   esac

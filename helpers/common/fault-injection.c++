@@ -1,5 +1,8 @@
 #include "helpers/common/fault-injection.h"
 
+// The whole file is test-only (fault-injection.h): release builds compile it to nothing.
+#ifdef REA_FAULT_INJECTION
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -119,3 +122,5 @@ bool takeMalformed() {
 }
 
 }  // namespace rea::helper
+
+#endif  // REA_FAULT_INJECTION

@@ -20,6 +20,12 @@
 //          (while answering the supervisor's last call); where each helper reaches each moment:
 //          tests/README.md
 //
+// Built only where tests run: the CMake option REA_FAULT_INJECTION (ON in the test trees, OFF in
+// scripts/build.sh's build-release tree that scripts/demo.sh and installs use) defines the macro
+// of the same name. Without it every hook below is an empty inline function (takeMalformed() a
+// constant false), so the servers' hook calls compile to nothing and the helpers neither read
+// REA_TEST_FAULT nor contain a fault.
+//
 // Errors: a malformed REA_TEST_FAULT is ignored with one line on stderr (tests notice: nothing
 // fails). A fault never throws; the process dies or blocks as asked.
 
@@ -39,6 +45,8 @@ struct FaultPlan {
   FaultMoment moment = FaultMoment::START;
   uint64_t delayMs = 500;  // MID_RUN only
 };
+
+#ifdef REA_FAULT_INJECTION
 
 std::optional<FaultPlan> parseFaultPlan(const std::string& text);
 // Pure: "pty:kill:start" (or "pty:kill:start@tag") → plan; nullopt for anything else.
@@ -72,5 +80,21 @@ void faultPoint(FaultMoment moment);
 bool takeMalformed();
 // True once, after a malformed fault's moment was reached: the caller corrupts the message it
 // is about to send.
+
+#else  // release builds: no fault injection (see above)
+
+inline void armFaults(const char*) {}
+inline std::optional<uint64_t> midRunFaultDelayMs() {
+  return std::nullopt;
+}
+inline void whenRunStarted(std::function<void()>) {}
+inline void runStartsLater() {}
+inline void runStarted() {}
+inline void faultPoint(FaultMoment) {}
+inline constexpr bool takeMalformed() {
+  return false;
+}
+
+#endif  // REA_FAULT_INJECTION
 
 }  // namespace rea::helper

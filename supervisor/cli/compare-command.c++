@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/compare-status.h"
 #include "evidence/evidence-record.h"
 #include "supervisor/cli/capture-comparison.h"
 #include "supervisor/cli/command-line.h"
@@ -60,7 +61,8 @@ int runCompareCommand(const std::vector<std::string>& args) {
   int delivered = deliverResult(evidence, summary, result);
   if (!exitCode) return delivered;
   if (delivered != 0) return 2;
-  return comparison.value("status", "") == "unchanged" ? 0 : 1;
+  auto status = evidence::parseCompareStatus(comparison.value("status", ""));
+  return status == evidence::CompareStatus::UNCHANGED ? 0 : 1;
 }
 
 }  // namespace rea::supervisor

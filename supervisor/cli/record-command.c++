@@ -17,6 +17,7 @@
 #include <climits>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "evidence/error.h"
@@ -86,7 +87,9 @@ class Session {
     }
   }
 
-  std::string start(const std::vector<std::string>& command, RecordedTarget& target) {
+  // Starts the command in a new PTY; why not when it cannot (nullopt once it runs).
+  std::optional<std::string> start(const std::vector<std::string>& command,
+                                   RecordedTarget& target) {
     struct winsize size {};
     size.ws_col = 80;
     size.ws_row = 24;
@@ -133,7 +136,7 @@ class Session {
       cfmakeraw(&raw);
       rawSet = tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0;
     }
-    return "";
+    return std::nullopt;
   }
 
   int run(ScenarioRecording& recording) {
@@ -213,8 +216,7 @@ int runRecordScenarioCommand(const std::vector<std::string>& args) {
   int status = 0;
   {
     Session session;
-    std::string problem = session.start(command, target);
-    if (!problem.empty()) {
+    if (session.start(command, target)) {
       return printError(evidence::executionFailure("The terminal session could not be started."),
                         false);
     }

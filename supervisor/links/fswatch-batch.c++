@@ -88,11 +88,12 @@ bool modeMatches(evidence::EntryType type, uint32_t mode) {
 const std::set<std::string> OPERATIONS = {"lstat",    "open", "fstat",    "readdir",
                                           "readlink", "read", "cancelled"};
 
-// Checks one answered snapshot against the request (B §6.9). Returns the broken rule, or null.
-kj::Maybe<kj::String> checkSnapshot(schema::Snapshot::Reader in, size_t rootCount,
+// Checks one answered snapshot against the request (B §6.9). Returns the broken rule, or null;
+// the caller names it an invalid snapshot.
+kj::Maybe<BrokenRule> checkSnapshot(schema::Snapshot::Reader in, size_t rootCount,
                                     const FswatchLimits& limits, FsSnapshot& out) {
   auto entries = in.getEntries();
-  if (entries.size() > limits.files) return kj::str("more entries than limits.files");
+  if (entries.size() > limits.files) return BrokenRule{"more entries than limits.files"};
   std::set<std::string> seen;
   uint64_t hashedBytes = 0;
   bool truncationShown = false;  // an entry proves the snapshot was truncated
@@ -104,32 +105,33 @@ kj::Maybe<kj::String> checkSnapshot(schema::Snapshot::Reader in, size_t rootCoun
     e.path = textOf(entry.getPath());
     size_t root;
     std::string rel;
-    if (!splitEntryPath(e.path, rootCount, root, rel)) return kj::str("an entry outside the roots");
-    if (anyEntry && root < lastRoot) return kj::str("roots out of order");
+    if (!splitEntryPath(e.path, rootCount, root, rel))
+      return BrokenRule{"an entry outside the roots"};
+    if (anyEntry && root < lastRoot) return BrokenRule{"roots out of order"};
     bool newRoot = !anyEntry || root != lastRoot;
     anyEntry = true;
     lastRoot = root;
-    if (newRoot != (rel == ".")) return kj::str("a root that does not start with \".\"");
+    if (newRoot != (rel == ".")) return BrokenRule{"a root that does not start with \".\""};
     if (rel != ".") {
       int steps = relativeSteps(rel);
-      if (steps < 0) return kj::str("a malformed relative path");
-      if (uint64_t(steps) > limits.depth) return kj::str("an entry deeper than the limit");
+      if (steps < 0) return BrokenRule{"a malformed relative path"};
+      if (uint64_t(steps) > limits.depth) return BrokenRule{"an entry deeper than the limit"};
     }
-    if (!seen.insert(e.path).second) return kj::str("a repeated path");
+    if (!seen.insert(e.path).second) return BrokenRule{"a repeated path"};
     bool known;
     e.type = entryTypeFrom(entry.getType(), known);
-    if (!known) return kj::str("an unknown entry type");
+    if (!known) return BrokenRule{"an unknown entry type"};
     uint32_t mode = entry.getMode();
-    if (!modeMatches(e.type, mode)) return kj::str("a type that contradicts the mode");
+    if (!modeMatches(e.type, mode)) return BrokenRule{"a type that contradicts the mode"};
     e.mode = mode;
     e.size = entry.getSize();
-    if (e.size < 0) return kj::str("a negative size");
+    if (e.size < 0) return BrokenRule{"a negative size"};
     std::string sha = entry.getSha256().cStr();
     if (!sha.empty()) {
-      if (e.type != evidence::EntryType::FILE) return kj::str("a hash on something not a file");
-      if (!isLowerHex64(sha)) return kj::str("a malformed sha256");
+      if (e.type != evidence::EntryType::FILE) return BrokenRule{"a hash on something not a file"};
+      if (!isLowerHex64(sha)) return BrokenRule{"a malformed sha256"};
       hashedBytes += uint64_t(e.size);
-      if (hashedBytes > limits.fileBytes) return kj::str("more hashed bytes than the budget");
+      if (hashedBytes > limits.fileBytes) return BrokenRule{"more hashed bytes than the budget"};
       e.sha256 = kj::mv(sha);
     } else if (e.type == evidence::EntryType::FILE) {
       truncationShown = true;  // an unhashed file: over budget or unstable
@@ -139,21 +141,21 @@ kj::Maybe<kj::String> checkSnapshot(schema::Snapshot::Reader in, size_t rootCoun
       if (target == evidence::OUTSIDE_DECLARED_ROOT) {
         truncationShown = true;
       } else if (target != "." && relativeSteps(target) < 0) {
-        return kj::str("a symlink target that is not root-relative");
+        return BrokenRule{"a symlink target that is not root-relative"};
       }
       e.symlinkTarget = kj::mv(target);
     } else if (!target.empty()) {
-      return kj::str("a symlink target on something not a symlink");
+      return BrokenRule{"a symlink target on something not a symlink"};
     }
     out.entries.push_back(kj::mv(e));
   }
   out.truncated = in.getTruncated();
-  if (truncationShown && !out.truncated) return kj::str("truncation not reported");
+  if (truncationShown && !out.truncated) return BrokenRule{"truncation not reported"};
   return nullptr;
 }
 
-std::string checkFailure(schema::SnapshotFailure::Reader failure, size_t rootCount,
-                         FsFailure& out) {
+kj::Maybe<BrokenRule> checkFailure(schema::SnapshotFailure::Reader failure, size_t rootCount,
+                                   FsFailure& out) {
   out.path = textOf(failure.getPath());
   out.entry = textOf(failure.getEntry());
   out.operation = failure.getOperation().cStr();
@@ -162,32 +164,32 @@ std::string checkFailure(schema::SnapshotFailure::Reader failure, size_t rootCou
   std::string rel;
   if (!splitEntryPath(out.entry, rootCount, root, rel) || OPERATIONS.count(out.operation) == 0 ||
       out.error <= 0) {
-    return "an invalid snapshot failure";
+    return BrokenRule{"an invalid snapshot failure"};
   }
-  return {};
+  return nullptr;
 }
 
 }  // namespace
 
-std::string checkSnapshotResult(kj::FunctionParam<schema::SnapshotResult::Reader()> readResult,
-                                size_t rootCount, const FswatchLimits& limits,
-                                FswatchOutcome& outcome) {
-  return checkedRead([&]() -> std::string {
+kj::Maybe<BrokenRule> checkSnapshotResult(
+    kj::FunctionParam<schema::SnapshotResult::Reader()> readResult, size_t rootCount,
+    const FswatchLimits& limits, FswatchOutcome& outcome) {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto result = readResult();
     switch (result.which()) {
       case schema::SnapshotResult::SNAPSHOT: {
         outcome.kind = FswatchOutcome::Kind::SNAPSHOT;
         KJ_IF_MAYBE (broken,
                      checkSnapshot(result.getSnapshot(), rootCount, limits, outcome.snapshot)) {
-          return std::string("an invalid snapshot (") + broken->cStr() + ")";
+          return BrokenRule{"an invalid snapshot (" + broken->rule + ")"};
         }
-        return {};
+        return nullptr;
       }
       case schema::SnapshotResult::FAILURE:
         outcome.kind = FswatchOutcome::Kind::FAILURE;
         return checkFailure(result.getFailure(), rootCount, outcome.failure);
     }
-    return "an unknown snapshot result";
+    return BrokenRule{"an unknown snapshot result"};
   });
 }
 

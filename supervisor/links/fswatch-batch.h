@@ -10,20 +10,22 @@
 
 #include <cstddef>
 #include <kj/function.h>
+#include <kj/common.h>
 #include <string>
 
 #include "schema/fswatch.capnp.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/fswatch-link.h"
 
 namespace rea::supervisor {
 
-std::string checkSnapshotResult(kj::FunctionParam<schema::SnapshotResult::Reader()> readResult,
-                                size_t rootCount, const FswatchLimits& limits,
-                                FswatchOutcome& outcome);
+kj::Maybe<BrokenRule> checkSnapshotResult(
+    kj::FunctionParam<schema::SnapshotResult::Reader()> readResult, size_t rootCount,
+    const FswatchLimits& limits, FswatchOutcome& outcome);
 // `readResult` reads the answer (a Cap'n Proto getter: it may throw on a malformed message, so
 // it runs inside the check). Fills `outcome` (kind, snapshot or failure; not atNs) from the answer
 // to a snapshot of `rootCount` roots under `limits`. Returns what the helper sent when it breaks a
 // rule, as the object of "the fswatch helper sent ..." (e.g. "an invalid snapshot (a repeated
-// path)"), or "" when the answer is fine.
+// path)"), or null when the answer is fine.
 
 }  // namespace rea::supervisor

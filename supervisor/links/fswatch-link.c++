@@ -159,9 +159,9 @@ class FswatchLink::Impl final : public HelperLink {
   FswatchOutcome accept(kj::FunctionParam<schema::SnapshotResult::Reader()> readResult) {
     FswatchOutcome outcome;
     outcome.atNs = monotonicNowNs();
-    std::string broken = checkSnapshotResult(readResult, roots.size(), limits, outcome);
-    if (!broken.empty()) {
-      lose("the fswatch helper sent a malformed snapshot (" + broken + ") and was stopped", true);
+    KJ_IF_MAYBE (broken, checkSnapshotResult(readResult, roots.size(), limits, outcome)) {
+      lose("the fswatch helper sent a malformed snapshot (" + broken->rule + ") and was stopped",
+           true);
       return lostOutcome();
     }
     return outcome;

@@ -211,10 +211,11 @@ void HelperLink::sinkDropped() {
   }
 }
 
-void HelperLink::receive(kj::FunctionParam<std::string()> check) {
+void HelperLink::receive(kj::FunctionParam<kj::Maybe<BrokenRule>()> check) {
   if (faulted()) return;
-  std::string broken = check();
-  if (!broken.empty()) violation(broken.c_str());
+  KJ_IF_MAYBE (broken, check()) {
+    violation(broken->rule.c_str());
+  }
 }
 
 HelperLink::SinkAnchor::~SinkAnchor() noexcept(false) {

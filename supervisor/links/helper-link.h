@@ -25,6 +25,7 @@
 
 #include "helpers/common/capnp-bytes.h"
 #include "helpers/common/clock.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/helper-message.h"
 #include "supervisor/links/helper-process.h"
 
@@ -105,8 +106,8 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   kj::Own<typename Interface::Server> newSink(Check& check, Into& record);
   // The server end of the helper's event stream (Interface = schema::PtySink, ...): while the link
   // has no fault, push() and done() go to the stream's checks (`check.push(readParams, nowNs,
-  // record)`, `check.done(readParams, record)`: *-batch.h), which return the broken rule ("" when
-  // none): a broken rule is a violation(). Detached on a loss or shutdown; dropped by the helper
+  // record)`, `check.done(readParams, record)`: *-batch.h), which return the broken rule (nullptr
+  // when none): a broken rule is a violation(). Detached on a loss or shutdown; dropped by the helper
   // without done(), it is a violation after a grace. Call once, before sending it.
 
   void streamOwed(bool owed) { owesStream = owed; }
@@ -192,7 +193,7 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   bool streamEnded() const { return streamDone != nullptr && *streamDone; }
   void detachSink();
   void sinkDropped();
-  void receive(kj::FunctionParam<std::string()> check);
+  void receive(kj::FunctionParam<kj::Maybe<BrokenRule>()> check);
   kj::Promise<void> awaitFinish(kj::Maybe<kj::Promise<void>> call, kj::Duration deadline);
   void startRefused(const kj::Exception& exception);
   [[noreturn]] void startTimedOut();

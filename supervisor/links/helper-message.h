@@ -6,13 +6,17 @@
 // reading inside checkedRead() so such a message is one more broken rule (the helper is
 // stopped and reported lost, A13) instead of an exception thrown back into the RPC system.
 //
-// Errors: none thrown; the broken rule is returned as text (empty when the message is fine).
+// Errors: none thrown; the broken rule is returned as a value (broken-rule.h), null when the
+// message is fine.
 
+#include <kj/common.h>
 #include <kj/exception.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "supervisor/links/broken-rule.h"
 
 namespace rea::supervisor {
 
@@ -24,12 +28,13 @@ constexpr uint64_t HELPER_MESSAGE_LIMIT_WORDS = 8 * 1024 * 1024;
 // 64 KiB).
 
 template <typename Func>
-std::string checkedRead(Func&& check) {
-  // Runs `check` (returning the broken rule, "" when none); a kj exception becomes
+kj::Maybe<BrokenRule> checkedRead(Func&& check) {
+  // Runs `check` (returning the broken rule, null when none); a kj exception becomes
   // "an unreadable message (<description>)" (the link wraps it: "sent a malformed message (…)").
-  std::string broken;
+  kj::Maybe<BrokenRule> broken;
   KJ_IF_MAYBE (exception, kj::runCatchingExceptions([&]() { broken = check(); })) {
-    return std::string("an unreadable message (") + exception->getDescription().cStr() + ")";
+    return BrokenRule{std::string("an unreadable message (") + exception->getDescription().cStr() +
+                      ")"};
   }
   return broken;
 }

@@ -50,151 +50,157 @@ PtyStreamCheck::PtyStreamCheck(const PtyLaunch& launch)
   }
 }
 
-std::string PtyStreamCheck::push(
+kj::Maybe<BrokenRule> PtyStreamCheck::push(
     kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams, uint64_t nowNs,
     PtyRecord& record, kj::Maybe<PtyObserver&> observer) {
-  return checkedRead([&]() -> std::string {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto params = readParams();
     auto events = params.getEvents();
-    if (record.streamDone) return "events after done";
-    if (events.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 events";
+    if (record.streamDone) return BrokenRule{"events after done"};
+    if (events.size() > MAX_BATCH_EVENTS) return BrokenRule{"a batch of more than 4096 events"};
     for (auto e : events) {
-      std::string broken = event(e, nowNs, record, observer);
-      if (!broken.empty()) return broken;
+      KJ_IF_MAYBE (broken, event(e, nowNs, record, observer)) {
+        return kj::mv(*broken);
+      }
     }
-    return {};
+    return nullptr;
   });
 }
 
-std::string PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,
-                                  kj::Maybe<PtyObserver&> observer) {
+kj::Maybe<BrokenRule> PtyStreamCheck::event(schema::PtyEvent::Reader event, uint64_t nowNs,
+                                            PtyRecord& record, kj::Maybe<PtyObserver&> observer) {
   uint64_t atNs = event.getAtNs();
-  if (atNs < lastAtNs) return "timestamps go back in time";
-  if (atNs > nowNs) return "a timestamp in the future";
+  if (atNs < lastAtNs) return BrokenRule{"timestamps go back in time"};
+  if (atNs > nowNs) return BrokenRule{"a timestamp in the future"};
   lastAtNs = atNs;
   switch (event.which()) {
     case schema::PtyEvent::OUTPUT: {
       auto data = event.getOutput();
       // Limits first: a chunk beyond them is refused before it is copied.
-      if (data.size() == 0) return "an empty output chunk";
+      if (data.size() == 0) return BrokenRule{"an empty output chunk"};
       // Limits first: a chunk beyond them is refused before it is copied.
-      if (!outputBudget.fits(data.size())) return "more output bytes than the limit";
+      if (!outputBudget.fits(data.size())) return BrokenRule{"more output bytes than the limit"};
       std::string text(reinterpret_cast<const char*>(data.begin()), data.size());
-      if (!evidence::isValidUtf8(text)) return "output that is not UTF-8";
+      if (!evidence::isValidUtf8(text)) return BrokenRule{"output that is not UTF-8"};
       // A15: the helper drops by bytes only; once limits.frames frames exist, a read joins the
       // last frame (its time stays), so the count of reads cannot truncate the capture.
       switch (outputBudget.admit(text.size())) {
         case evidence::RawFrameBudget::Admission::DROP:
-          return "more output bytes than the limit";
+          return BrokenRule{"more output bytes than the limit"};
         case evidence::RawFrameBudget::Admission::APPEND:
           record.output.push_back(PtyChunk{atNs, kj::mv(text)});
           KJ_IF_MAYBE (o, observer) {
             o->output(record.output.back());
           }
-          return {};
+          return nullptr;
         case evidence::RawFrameBudget::Admission::COALESCE: {
           PtyChunk read{atNs, kj::mv(text)};
           record.output.back().data += read.data;
           KJ_IF_MAYBE (o, observer) {
             o->output(read);
           }
-          return {};
+          return nullptr;
         }
       }
-      return {};
+      return nullptr;
     }
     case schema::PtyEvent::DISPATCHED: {
       auto dispatched = event.getDispatched();
       uint32_t index = dispatched.getEventIndex();
-      if (index >= reported.size()) return "an unknown event index";
-      if (reported[index]) return "an event reported twice";
+      if (index >= reported.size()) return BrokenRule{"an unknown event index"};
+      if (reported[index]) return BrokenRule{"an event reported twice"};
       auto outcome = outcomeOf(dispatched.getOutcome());
-      if (!outcome) return "an unknown dispatch outcome";
+      if (!outcome) return BrokenRule{"an unknown dispatch outcome"};
       if (*outcome == PtyDispatch::Outcome::TIMED_OUT && !waits[index]) {
-        return "a timed-out event that does not wait";
+        return BrokenRule{"a timed-out event that does not wait"};
       }
       PtyDispatch dispatch{index, atNs, *outcome};
       bool afterExit =
           dispatch.outcome == PtyDispatch::Outcome::TARGET_EXITED ||
           (exitWaits[index] && record.exit && dispatch.outcome != PtyDispatch::Outcome::TIMED_OUT);
       if (afterExit != bool(record.exit)) {
-        return afterExit ? "target_exited before the exit" : "a dispatch after the exit";
+        return BrokenRule{afterExit ? "target_exited before the exit"
+                                    : "a dispatch after the exit"};
       }
-      if (afterExit && atNs != record.exit->atNs) return "target_exited not at the exit time";
+      if (afterExit && atNs != record.exit->atNs)
+        return BrokenRule{"target_exited not at the exit time"};
       reported[index] = true;
       record.interactions.push_back(dispatch);
       KJ_IF_MAYBE (o, observer) {
         o->dispatched(dispatch);
       }
-      return {};
+      return nullptr;
     }
     case schema::PtyEvent::EXITED: {
-      if (record.exit) return "a second exit";
+      if (record.exit) return BrokenRule{"a second exit"};
       auto exited = event.getExited();
       PtyExit exit;
       exit.atNs = atNs;
       if (exited.isCode()) {
         int code = exited.getCode();
-        if (code < 0 || code > 255) return "an exit code out of range";
+        if (code < 0 || code > 255) return BrokenRule{"an exit code out of range"};
         exit.code = code;
       } else if (exited.isSignal()) {
         int signal = exited.getSignal();
-        if (signal < 1 || signal >= NSIG) return "a signal number out of range";
+        if (signal < 1 || signal >= NSIG) return BrokenRule{"a signal number out of range"};
         exit.signal = signal;
       } else {
-        return "an exit without code or signal";
+        return BrokenRule{"an exit without code or signal"};
       }
       auto reason = reasonOf(exited.getReason());
-      if (!reason) return "an unknown exit reason";
+      if (!reason) return BrokenRule{"an unknown exit reason"};
       exit.reason = *reason;
       record.exit = exit;
       KJ_IF_MAYBE (o, observer) {
         o->exited(exit);
       }
-      return {};
+      return nullptr;
     }
     case schema::PtyEvent::RENDERED: {
       PtyRenderedFrame frame;
       size_t evict = 0;
-      std::string broken =
-          rendered.frame(event.getRendered(), atNs, outputBudget.bytes(), frame, evict);
-      if (!broken.empty()) return broken;
+      KJ_IF_MAYBE (broken,
+                   rendered.frame(event.getRendered(), atNs, outputBudget.bytes(), frame, evict)) {
+        return kj::mv(*broken);
+      }
       // A15: the rendered budget replaces the newest frames instead of dropping this one.
       record.rendered.resize(record.rendered.size() - std::min(evict, record.rendered.size()));
       record.rendered.push_back(kj::mv(frame));
       KJ_IF_MAYBE (o, observer) {
         o->rendered(record.rendered.back());
       }
-      return {};
+      return nullptr;
     }
     case schema::PtyEvent::REPLIED: {
       PtyAutoReply reply;
-      std::string broken = rendered.reply(event.getReplied(), atNs, reply);
-      if (!broken.empty()) return broken;
+      KJ_IF_MAYBE (broken, rendered.reply(event.getReplied(), atNs, reply)) {
+        return kj::mv(*broken);
+      }
       record.autoReplies.push_back(kj::mv(reply));
-      return {};
+      return nullptr;
     }
   }
-  return "an unknown event kind";
+  return BrokenRule{"an unknown event kind"};
 }
 
-std::string PtyStreamCheck::done(
+kj::Maybe<BrokenRule> PtyStreamCheck::done(
     kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams, PtyRecord& record) {
-  return checkedRead([&]() -> std::string {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto params = readParams();
-    if (record.streamDone) return "done twice";
+    if (record.streamDone) return BrokenRule{"done twice"};
     auto summary = params.getSummary();
     if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
-      return "a summary whose truncated flag contradicts its count";
+      return BrokenRule{"a summary whose truncated flag contradicts its count"};
     }
-    if (!record.exit) return "done before the exit";
-    std::string broken = rendered.done(params.getRenderTruncated(), params.getRenderedFrames());
-    if (!broken.empty()) return broken;
+    if (!record.exit) return BrokenRule{"done before the exit"};
+    KJ_IF_MAYBE (broken, rendered.done(params.getRenderTruncated(), params.getRenderedFrames())) {
+      return kj::mv(*broken);
+    }
     record.renderTruncated = params.getRenderTruncated();
     record.streamDone = true;
     record.outputTruncated = summary.getTruncated();
     record.droppedChunks = summary.getDroppedCount();
-    return {};
+    return nullptr;
   });
 }
 

@@ -11,17 +11,19 @@
 // message, so it runs inside the check: `[&]() { return context.getParams(); }`).
 //
 // Errors: none thrown (a malformed message is a broken rule too, helper-message.h); push() and
-// done() return the broken rule as text, empty when the message is fine. After a broken rule
+// done() return the broken rule (broken-rule.h), null when the message is fine. After a broken rule
 // the record holds what came before it and the stream must not be fed any more.
 
 #include <cstdint>
 #include <kj/function.h>
 #include <optional>
+#include <kj/common.h>
 #include <string>
 #include <vector>
 
 #include "schema/pty.capnp.h"
 #include "evidence/frame-budget.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/pty-link-render.h"
 #include "supervisor/links/pty-link.h"
 
@@ -32,13 +34,13 @@ class PtyStreamCheck {
   explicit PtyStreamCheck(const PtyLaunch& launch);
   // The launch the helper was started with (its limits, events and T0).
 
-  std::string push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams,
-                   uint64_t nowNs, PtyRecord& record, kj::Maybe<PtyObserver&> observer);
+  kj::Maybe<BrokenRule> push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams,
+                             uint64_t nowNs, PtyRecord& record, kj::Maybe<PtyObserver&> observer);
   // Appends the batch's events to `record` in stream order (telling `observer` about each
   // output chunk, dispatch and the exit as it is accepted); `nowNs` is CLOCK_MONOTONIC now.
 
-  std::string done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams,
-                   PtyRecord& record);
+  kj::Maybe<BrokenRule> done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams,
+                             PtyRecord& record);
   // The summary: checked against what arrived, then recorded (record.streamDone).
 
  private:
@@ -49,8 +51,8 @@ class PtyStreamCheck {
   std::vector<bool> exitWaits;  // [event index]: it waits for the exit (dispatched at it)
   RenderedStreamCheck rendered;
 
-  std::string event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,
-                    kj::Maybe<PtyObserver&> observer);
+  kj::Maybe<BrokenRule> event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,
+                              kj::Maybe<PtyObserver&> observer);
 };
 
 }  // namespace rea::supervisor

@@ -25,8 +25,9 @@ bool knownQuery(const std::string& name) {
 RenderedStreamCheck::RenderedStreamCheck(const PtyLaunch& launch)
     : budget(launch.renderMaxFrames, launch.renderMaxBytes) {}
 
-std::string RenderedStreamCheck::frame(schema::RenderedFrame::Reader in, uint64_t atNs,
-                                       uint64_t bytesBefore, PtyRenderedFrame& out, size_t& evict) {
+kj::Maybe<BrokenRule> RenderedStreamCheck::frame(schema::RenderedFrame::Reader in, uint64_t atNs,
+                                                 uint64_t bytesBefore, PtyRenderedFrame& out,
+                                                 size_t& evict) {
   out = PtyRenderedFrame();
   out.atNs = atNs;
   out.bytesBefore = bytesBefore;
@@ -37,45 +38,51 @@ std::string RenderedStreamCheck::frame(schema::RenderedFrame::Reader in, uint64_
   out.alternate = in.getAlternate();
   if (!evidence::terminal::COLUMNS.contains(out.columns) ||
       !evidence::terminal::ROWS.contains(out.rows)) {
-    return "a rendered frame size out of range";
+    return BrokenRule{"a rendered frame size out of range"};
   }
   if (out.cursorX >= out.columns || out.cursorY >= out.rows) {
-    return "a rendered cursor off the screen";
+    return BrokenRule{"a rendered cursor off the screen"};
   }
   auto lines = in.getLines();
-  if (lines.size() != size_t(out.rows)) return "rendered lines that are not one per row";
+  if (lines.size() != size_t(out.rows))
+    return BrokenRule{"rendered lines that are not one per row"};
   // B §6.11 cost: the UTF-8 bytes of serialized_state plus those of every line.
   uint64_t cost = in.getSerializedState().size();
   out.lines.reserve(lines.size());
   for (auto line : lines) {
     out.lines.push_back(textOf(line));
     cost += line.size();
-    if (!evidence::isValidUtf8(out.lines.back())) return "a rendered line that is not UTF-8";
+    if (!evidence::isValidUtf8(out.lines.back()))
+      return BrokenRule{"a rendered line that is not UTF-8"};
   }
   out.serializedState = textOf(in.getSerializedState());
-  if (!evidence::isValidUtf8(out.serializedState)) return "a serialized state that is not UTF-8";
+  if (!evidence::isValidUtf8(out.serializedState))
+    return BrokenRule{"a serialized state that is not UTF-8"};
   auto admission = budget.admit(cost);
-  if (!admission.accepted) return "a rendered frame larger than the rendered budget";
+  if (!admission.accepted) return BrokenRule{"a rendered frame larger than the rendered budget"};
   evict = admission.evict;
   ++frames;
-  return {};
+  return nullptr;
 }
 
-std::string RenderedStreamCheck::reply(schema::QueryReply::Reader in, uint64_t atNs,
-                                       PtyAutoReply& out) {
+kj::Maybe<BrokenRule> RenderedStreamCheck::reply(schema::QueryReply::Reader in, uint64_t atNs,
+                                                 PtyAutoReply& out) {
   out.atNs = atNs;
   out.query = in.getQuery().cStr();
   out.reply = textOf(in.getReply());
-  if (!knownQuery(out.query)) return "a reply to an unknown query";
-  if (out.reply.empty() || out.reply.size() > MAX_REPLY_BYTES) return "a reply of a bad size";
-  if (!evidence::isValidUtf8(out.reply)) return "a reply that is not UTF-8";
-  return {};
+  if (!knownQuery(out.query)) return BrokenRule{"a reply to an unknown query"};
+  if (out.reply.empty() || out.reply.size() > MAX_REPLY_BYTES)
+    return BrokenRule{"a reply of a bad size"};
+  if (!evidence::isValidUtf8(out.reply)) return BrokenRule{"a reply that is not UTF-8"};
+  return nullptr;
 }
 
-std::string RenderedStreamCheck::done(bool renderTruncated, uint32_t renderedFrames) const {
+kj::Maybe<BrokenRule> RenderedStreamCheck::done(bool renderTruncated,
+                                                uint32_t renderedFrames) const {
   (void)renderTruncated;  // only the helper knows whether a frame was dropped
-  if (renderedFrames != frames) return "a rendered frame count that contradicts the stream";
-  return {};
+  if (renderedFrames != frames)
+    return BrokenRule{"a rendered frame count that contradicts the stream"};
+  return nullptr;
 }
 
 }  // namespace rea::supervisor

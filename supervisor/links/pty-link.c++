@@ -132,10 +132,10 @@ class PtyLink::Impl final : public HelperLink {
 
   // The helper's event stream, as HelperLink::newSink checks it: the stream's own checks, with
   // the observer told and whenExited() resolved as events arrive. Each returns the rule broken.
-  std::string push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams,
-                   uint64_t nowNs, PtyRecord& record);
-  std::string done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams,
-                   PtyRecord& record);
+  kj::Maybe<BrokenRule> push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams,
+                             uint64_t nowNs, PtyRecord& record);
+  kj::Maybe<BrokenRule> done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams,
+                             PtyRecord& record);
 
  private:
   kj::Maybe<PtyObserver&> observer;
@@ -257,16 +257,17 @@ void PtyLink::Impl::armDeadline() {
   }));
 }
 
-std::string PtyLink::Impl::push(kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams,
-                                uint64_t nowNs, PtyRecord& into) {
+kj::Maybe<BrokenRule> PtyLink::Impl::push(
+    kj::FunctionParam<schema::PtySink::PushParams::Reader()> readParams, uint64_t nowNs,
+    PtyRecord& into) {
   bool exitBefore = bool(into.exit);
-  std::string broken = stream->push(readParams, nowNs, into, observer);
+  auto broken = stream->push(readParams, nowNs, into, observer);
   if (!exitBefore && into.exit) exitKnownFulfiller->fulfill();
   return broken;
 }
 
-std::string PtyLink::Impl::done(kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams,
-                                PtyRecord& into) {
+kj::Maybe<BrokenRule> PtyLink::Impl::done(
+    kj::FunctionParam<schema::PtySink::DoneParams::Reader()> readParams, PtyRecord& into) {
   return stream->done(readParams, into);
 }
 

@@ -45,20 +45,20 @@ bool knownDiagnosticKind(const std::string& kind) {
 
 }  // namespace
 
-std::string ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64_t nowNs,
-                                     size_t received, ReplayEvent& e) {
+kj::Maybe<BrokenRule> ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64_t nowNs,
+                                               size_t received, ReplayEvent& e) {
   // Fills `e`, or returns what is wrong with `event`.
   using evidence::ProtocolDirection;
   using evidence::ProtocolKind;
   using evidence::ProtocolOutcome;
   e.sequence = event.getSequence();
   e.atNs = event.getAtNs();
-  if (e.sequence != received) return "sequence not contiguous";
+  if (e.sequence != received) return BrokenRule{"sequence not contiguous"};
   if (received >= launch.protocolEvents) {
-    return "more events than limits.protocol_events";
+    return BrokenRule{"more events than limits.protocol_events"};
   }
-  if (e.atNs < lastAtNs) return "timestamps go back in time";
-  if (e.atNs > nowNs) return "a timestamp in the future";
+  if (e.atNs < lastAtNs) return BrokenRule{"timestamps go back in time"};
+  if (e.atNs > nowNs) return BrokenRule{"a timestamp in the future"};
   switch (event.getProtocol()) {
     case schema::ProtocolEvent::Protocol::HTTP:
       e.protocol = ProtocolKind::HTTP;
@@ -67,7 +67,7 @@ std::string ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64
       e.protocol = ProtocolKind::WEBSOCKET;
       break;
     default:
-      return "an unknown protocol";
+      return BrokenRule{"an unknown protocol"};
   }
   switch (event.getDirection()) {
     case schema::ProtocolEvent::Direction::REQUEST:
@@ -83,7 +83,7 @@ std::string ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64
       e.direction = ProtocolDirection::SENT;
       break;
     default:
-      return "an unknown direction";
+      return BrokenRule{"an unknown direction"};
   }
   switch (event.getOutcome()) {
     case schema::ProtocolEvent::Outcome::MATCHED:
@@ -99,35 +99,35 @@ std::string ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64
       e.outcome = ProtocolOutcome::DISCONNECTED;
       break;
     default:
-      return "an unknown outcome";
+      return BrokenRule{"an unknown outcome"};
   }
   auto data = event.getData();
   e.data.assign(reinterpret_cast<const char*>(data.begin()), data.size());
-  if (!evidence::isValidUtf8(e.data)) return "data that is not UTF-8";
+  if (!evidence::isValidUtf8(e.data)) return BrokenRule{"data that is not UTF-8"};
   if (e.data.size() > std::max<uint64_t>(launch.protocolBodyBytes, MAX_PLAN_TEXT_BYTES)) {
-    return "data larger than any body or message";
+    return BrokenRule{"data larger than any body or message"};
   }
   std::string path = textOf(event.getPath());
   bool http = e.protocol == ProtocolKind::HTTP;
   if (http) {
-    if (!event.getMethod().isValue()) return "an HTTP event without a method";
+    if (!event.getMethod().isValue()) return BrokenRule{"an HTTP event without a method"};
     std::string method = textOf(event.getMethod().getValue());
     if (method.empty() || method.size() > 32 || !evidence::isValidUtf8(method)) {
-      return "an impossible method";
+      return BrokenRule{"an impossible method"};
     }
     if (path.empty() || path.size() > MAX_PATH_BYTES || !evidence::isValidUtf8(path)) {
-      return "an impossible path";
+      return BrokenRule{"an impossible path"};
     }
     if (e.direction != ProtocolDirection::REQUEST && e.direction != ProtocolDirection::RESPONSE) {
-      return "an HTTP event that is neither request nor response";
+      return BrokenRule{"an HTTP event that is neither request nor response"};
     }
     if (e.direction == ProtocolDirection::REQUEST) {
       if (e.outcome == ProtocolOutcome::DISCONNECTED) {
-        return "a disconnected request";
+        return BrokenRule{"a disconnected request"};
       }
       // B §4.6.3: a request body never leaves the helper.
       if (!e.data.empty() && e.data != "<redacted-request-body>" && e.data != "<body-over-limit>") {
-        return "request data that is not a placeholder";
+        return BrokenRule{"request data that is not a placeholder"};
       }
       if (e.outcome == ProtocolOutcome::MATCHED) {
         // B §5.4 rule 12: a matched request names a declared route.
@@ -135,69 +135,70 @@ std::string ReplayStreamCheck::event(schema::ProtocolEvent::Reader event, uint64
         for (const auto& route : launch.plan.http) {
           declared = declared || (route.method == method && route.path == path);
         }
-        if (!declared) return "a matched request on no declared route";
+        if (!declared) return BrokenRule{"a matched request on no declared route"};
       }
     } else if (e.outcome == ProtocolOutcome::UNMATCHED ||
                e.outcome == ProtocolOutcome::SCRIPT_EXHAUSTED) {
-      return "a response with a request's outcome";
+      return BrokenRule{"a response with a request's outcome"};
     }
     e.method = kj::mv(method);
   } else {
-    if (!event.getMethod().isNone()) return "a WebSocket event with a method";
-    if (path != "/ws") return "a WebSocket event not on /ws";
+    if (!event.getMethod().isNone()) return BrokenRule{"a WebSocket event with a method"};
+    if (path != "/ws") return BrokenRule{"a WebSocket event not on /ws"};
     if (e.direction != ProtocolDirection::RECEIVED && e.direction != ProtocolDirection::SENT) {
-      return "a WebSocket event that is neither received nor sent";
+      return BrokenRule{"a WebSocket event that is neither received nor sent"};
     }
     if (e.outcome == ProtocolOutcome::UNMATCHED ||
         (e.direction == ProtocolDirection::RECEIVED && e.outcome != ProtocolOutcome::MATCHED)) {
-      return "a WebSocket outcome B §8.3 does not produce";
+      return BrokenRule{"a WebSocket outcome B §8.3 does not produce"};
     }
   }
   e.path = kj::mv(path);
-  return {};
+  return nullptr;
 }
 
-std::string ReplayStreamCheck::push(
+kj::Maybe<BrokenRule> ReplayStreamCheck::push(
     kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams, uint64_t nowNs,
     ReplayRecord& record) {
-  return checkedRead([&]() -> std::string {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto params = readParams();
-    if (record.streamDone) return "events after done";
+    if (record.streamDone) return BrokenRule{"events after done"};
     auto events = params.getEvents();
-    if (events.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 events";
+    if (events.size() > MAX_BATCH_EVENTS) return BrokenRule{"a batch of more than 4096 events"};
     for (auto in : events) {
       ReplayEvent e;
-      std::string broken = event(in, nowNs, record.events.size(), e);
-      if (!broken.empty()) return broken;
+      KJ_IF_MAYBE (broken, event(in, nowNs, record.events.size(), e)) {
+        return kj::mv(*broken);
+      }
       lastAtNs = e.atNs;
       record.events.push_back(kj::mv(e));
     }
-    return {};
+    return nullptr;
   });
 }
 
-std::string ReplayStreamCheck::done(
+kj::Maybe<BrokenRule> ReplayStreamCheck::done(
     kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams, ReplayRecord& record) {
-  return checkedRead([&]() -> std::string {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto params = readParams();
-    if (record.streamDone) return "done twice";
+    if (record.streamDone) return BrokenRule{"done twice"};
     auto summary = params.getSummary();
     auto stream = summary.getStream();
     if (stream.getTruncated() != (stream.getDroppedCount() > 0)) {
-      return "a summary whose truncated flag contradicts its count";
+      return BrokenRule{"a summary whose truncated flag contradicts its count"};
     }
     if (stream.getTruncated() && record.events.size() != launch.protocolEvents) {
-      return "events dropped before limits.protocol_events was reached";
+      return BrokenRule{"events dropped before limits.protocol_events was reached"};
     }
     auto diagnostics = summary.getDiagnostics();
     if (diagnostics.size() > MAX_DIAGNOSTICS || summary.getDiagnosticCount() < diagnostics.size()) {
-      return "an impossible diagnostics list";
+      return BrokenRule{"an impossible diagnostics list"};
     }
     std::vector<ReplayDiagnosticNote> notes;
     for (auto d : diagnostics) {
       ReplayDiagnosticNote note{d.getAtNs(), textOf(d.getKind()), textOf(d.getDetail())};
       if (!knownDiagnosticKind(note.kind) || !plainSentence(note.detail)) {
-        return "a diagnostic that is not one of the helper's own sentences";
+        return BrokenRule{"a diagnostic that is not one of the helper's own sentences"};
       }
       notes.push_back(kj::mv(note));
     }
@@ -207,7 +208,7 @@ std::string ReplayStreamCheck::done(
     record.connectionCap = summary.getConnectionCap();
     record.diagnostics = kj::mv(notes);
     record.diagnosticCount = summary.getDiagnosticCount();
-    return {};
+    return nullptr;
   });
 }
 

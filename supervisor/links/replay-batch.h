@@ -11,13 +11,15 @@
 // message, so it runs inside the check: `[&]() { return context.getParams(); }`).
 //
 // Errors: none thrown (a malformed message is a broken rule too, helper-message.h); push() and
-// done() return the broken rule as text, empty when the message is fine.
+// done() return the broken rule (broken-rule.h), null when the message is fine.
 
 #include <cstdint>
 #include <kj/function.h>
+#include <kj/common.h>
 #include <string>
 
 #include "schema/replay.capnp.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/replay-link.h"
 
 namespace rea::supervisor {
@@ -30,20 +32,20 @@ class ReplayStreamCheck {
   void origin(uint64_t originNs) { lastAtNs = originNs; }
   // The recorder's clock origin, once start answered: no event is older.
 
-  std::string push(kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams,
-                   uint64_t nowNs, ReplayRecord& record);
+  kj::Maybe<BrokenRule> push(kj::FunctionParam<schema::ReplaySink::PushParams::Reader()> readParams,
+                             uint64_t nowNs, ReplayRecord& record);
   // Appends the batch's events to record.events; `nowNs` is CLOCK_MONOTONIC now.
 
-  std::string done(kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams,
-                   ReplayRecord& record);
+  kj::Maybe<BrokenRule> done(kj::FunctionParam<schema::ReplaySink::DoneParams::Reader()> readParams,
+                             ReplayRecord& record);
   // The summary: checked, then recorded (record.streamDone, the flags and the diagnostics).
 
  private:
   const ReplayLaunch& launch;
   uint64_t lastAtNs = 0;
 
-  std::string event(schema::ProtocolEvent::Reader event, uint64_t nowNs, size_t received,
-                    ReplayEvent& e);
+  kj::Maybe<BrokenRule> event(schema::ProtocolEvent::Reader event, uint64_t nowNs, size_t received,
+                              ReplayEvent& e);
 };
 
 }  // namespace rea::supervisor

@@ -41,8 +41,8 @@ std::string leftRunning(capnp::List<schema::Finding>::Reader unowned) {
 
 }  // namespace
 
-std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const SamplerPlan& plan,
-                         SamplerPrepared& out) {
+kj::Maybe<BrokenRule> preparedFrom(schema::Sampler::PrepareResults::Reader in,
+                                   const SamplerPlan& plan, SamplerPrepared& out) {
   out = SamplerPrepared();
   out.exact = in.getMode() == schema::ObservationMode::EXACT;
   out.cgroupPath = textOf(in.getCgroupPath());
@@ -51,28 +51,30 @@ std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const Sampl
   out.maxPids = in.getMaxPids();
   out.pidsGroupPath = textOf(in.getPidsGroupPath());
   out.pidsUnbounded = in.getPidsUnbounded();
-  if (out.maxPids != 0 && out.maxPids != plan.maxPids) return "a process bound not asked for";
-  if (out.maxPids == 0 && !out.pidsGroupPath.empty()) return "a pids group without a bound";
+  if (out.maxPids != 0 && out.maxPids != plan.maxPids)
+    return BrokenRule{"a process bound not asked for"};
+  if (out.maxPids == 0 && !out.pidsGroupPath.empty())
+    return BrokenRule{"a pids group without a bound"};
   if (!out.pidsGroupPath.empty() && !isPidsGroupPath(out.pidsGroupPath, plan.runToken)) {
-    return "a pids group path that is not the capture's";
+    return BrokenRule{"a pids group path that is not the capture's"};
   }
   if (out.execNotify && (!plan.execNotify || plan.forceSampled)) {
-    return "exec notification offered although not asked for";
+    return BrokenRule{"exec notification offered although not asked for"};
   }
   if (!out.cgroupPath.empty() && !isCaptureCgroupPath(out.cgroupPath, plan.runToken)) {
-    return "a cgroup path that is not the capture's";
+    return BrokenRule{"a cgroup path that is not the capture's"};
   }
-  if (out.exact && out.cgroupPath.empty()) return "exact mode without a capture cgroup";
-  if (out.exact && plan.forceSampled) return "exact mode although sampling was forced";
+  if (out.exact && out.cgroupPath.empty()) return BrokenRule{"exact mode without a capture cgroup"};
+  if (out.exact && plan.forceSampled) return BrokenRule{"exact mode although sampling was forced"};
   if (in.getMode() != schema::ObservationMode::EXACT &&
       in.getMode() != schema::ObservationMode::SAMPLED) {
-    return "an unknown observation mode";
+    return BrokenRule{"an unknown observation mode"};
   }
   if (out.exact) out.sampledReason.clear();
-  return {};
+  return nullptr;
 }
 
-std::string settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out) {
+kj::Maybe<BrokenRule> settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out) {
   switch (in.getState()) {
     case schema::Settlement::State::QUIESCED:
       out.state = SamplerSettlement::State::QUIESCED;
@@ -84,15 +86,15 @@ std::string settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out
       out.state = SamplerSettlement::State::UNVERIFIABLE;
       break;
     default:
-      return "an unknown settlement state";
+      return BrokenRule{"an unknown settlement state"};
   }
   out.elapsedMs = in.getElapsedMs();
-  if (out.elapsedMs < 0) return "a negative settlement time";
+  if (out.elapsedMs < 0) return BrokenRule{"a negative settlement time"};
   out.problem = in.getProblem();
-  return {};
+  return nullptr;
 }
 
-std::string cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out) {
+kj::Maybe<BrokenRule> cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out) {
   out = SamplerCleanup();
   out.complete = in.getComplete();
   out.problem = in.getProblem();
@@ -113,10 +115,10 @@ std::string cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out) {
   for (auto finding : in.getUnowned())
     add(finding, false);
   if (out.complete != out.problem.empty()) {
-    return "a cleanup report whose problem contradicts its outcome";
+    return BrokenRule{"a cleanup report whose problem contradicts its outcome"};
   }
   if (!out.complete) out.problem += leftRunning(in.getUnowned());
-  return {};
+  return nullptr;
 }
 
 }  // namespace rea::supervisor

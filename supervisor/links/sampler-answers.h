@@ -3,24 +3,26 @@
 // trusted). Not pure: a claimed capture cgroup is checked against this machine's cgroup2 mount
 // (owned-cleanup.h), so these stay out of the fuzzed stream checks of sampler-batch.h.
 //
-// Errors: none thrown; each returns the broken rule as text, empty when the answer is fine.
+// Errors: none thrown; each returns the broken rule (broken-rule.h), null when the answer is fine.
 
+#include <kj/common.h>
 #include <string>
 
 #include "schema/sampler.capnp.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/sampler-link.h"
 
 namespace rea::supervisor {
 
-std::string preparedFrom(schema::Sampler::PrepareResults::Reader in, const SamplerPlan& plan,
-                         SamplerPrepared& out);
+kj::Maybe<BrokenRule> preparedFrom(schema::Sampler::PrepareResults::Reader in,
+                                   const SamplerPlan& plan, SamplerPrepared& out);
 // The answer to prepare: a known mode, exact only with the capture's own cgroup and when
 // sampling was not forced.
 
-std::string settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out);
+kj::Maybe<BrokenRule> settlementFrom(schema::Settlement::Reader in, SamplerSettlement& out);
 // The answer to settle: a known state, a time that is not negative.
 
-std::string cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out);
+kj::Maybe<BrokenRule> cleanupFrom(schema::Cleanup::Reader in, SamplerCleanup& out);
 // The cleanup report: its problem set exactly when it was incomplete (then followed by the
 // processes left running, as one line of printable text); the escapees it names.
 

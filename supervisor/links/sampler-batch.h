@@ -9,13 +9,15 @@
 // message, so it runs inside the check: `[&]() { return context.getParams(); }`).
 //
 // Errors: none thrown (a malformed message is a broken rule too, helper-message.h); push() and
-// done() return the broken rule as text, empty when the message is fine.
+// done() return the broken rule (broken-rule.h), null when the message is fine.
 
 #include <cstdint>
 #include <kj/function.h>
+#include <kj/common.h>
 #include <string>
 
 #include "schema/sampler.capnp.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/sampler-link.h"
 
 namespace rea::supervisor {
@@ -25,12 +27,14 @@ class SamplerStreamCheck {
   explicit SamplerStreamCheck(uint32_t maxProcesses) : maxProcesses(maxProcesses) {}
   // limits.processes of the capture.
 
-  std::string push(kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams,
-                   uint64_t nowNs, SamplerRecord& record);
+  kj::Maybe<BrokenRule> push(
+      kj::FunctionParam<schema::SamplerSink::PushParams::Reader()> readParams, uint64_t nowNs,
+      SamplerRecord& record);
   // Appends the batch's samples to record.samples; `nowNs` is CLOCK_MONOTONIC now.
 
-  std::string done(kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams,
-                   SamplerRecord& record);
+  kj::Maybe<BrokenRule> done(
+      kj::FunctionParam<schema::SamplerSink::DoneParams::Reader()> readParams,
+      SamplerRecord& record);
   // The end of the stream: sets record.streamDone and record.partial.
 
  private:

@@ -118,9 +118,8 @@ kj::Promise<SamplerPrepared> SamplerLink::Impl::prepare(SamplerPlan planIn) {
         KJ_IF_MAYBE (response, maybe) {
           helper().markReady();
           SamplerPrepared prepared;
-          std::string broken = preparedFrom(*response, plan, prepared);
-          if (!broken.empty()) {
-            violation(broken.c_str());
+          KJ_IF_MAYBE (broken, preparedFrom(*response, plan, prepared)) {
+            violation(broken->rule.c_str());
           } else {
             setJob(response->getJob());
             record.prepared = kj::mv(prepared);
@@ -155,9 +154,8 @@ kj::Promise<std::optional<SamplerSettlement>> SamplerLink::Impl::settle(int64_t 
       .then([this](kj::Maybe<Response> maybe) -> std::optional<SamplerSettlement> {
         KJ_IF_MAYBE (response, maybe) {
           SamplerSettlement settlement;
-          std::string broken = settlementFrom(response->getSettlement(), settlement);
-          if (!broken.empty()) {
-            violation(broken.c_str());
+          KJ_IF_MAYBE (broken, settlementFrom(response->getSettlement(), settlement)) {
+            violation(broken->rule.c_str());
             return std::nullopt;
           }
           record.settlement = settlement;
@@ -206,9 +204,8 @@ kj::Promise<SamplerCleanup> SamplerLink::Impl::cleanup() {
           std::optional<SamplerCleanup> result;
           KJ_IF_MAYBE (response, maybe) {
             SamplerCleanup cleanup;
-            std::string broken = cleanupFrom(response->getReport(), cleanup);
-            if (!broken.empty()) {
-              violation(broken.c_str());
+            KJ_IF_MAYBE (broken, cleanupFrom(response->getReport(), cleanup)) {
+              violation(broken->rule.c_str());
             } else {
               result = kj::mv(cleanup);
             }

@@ -20,15 +20,16 @@ ShimStreamCheck::ShimStreamCheck(const ShimLaunch& launch) : launch(launch), las
     matchedCounts.emplace_back(shim.routes.size(), 0);
 }
 
-std::string ShimStreamCheck::check(schema::ShimInvocation::Reader event, uint64_t nowNs,
-                                   size_t received, ShimCall& call) {
+kj::Maybe<BrokenRule> ShimStreamCheck::check(schema::ShimInvocation::Reader event, uint64_t nowNs,
+                                             size_t received, ShimCall& call) {
   // Fills `call` and counts a match, or returns what is wrong with `event`.
-  if (event.getSequence() != received) return "a sequence that is not contiguous";
-  if (received >= launch.protocolEventLimit) return "more events than the protocol-event limit";
+  if (event.getSequence() != received) return BrokenRule{"a sequence that is not contiguous"};
+  if (received >= launch.protocolEventLimit)
+    return BrokenRule{"more events than the protocol-event limit"};
   call.sequence = event.getSequence();
   call.atNs = event.getAtNs();
-  if (call.atNs < lastAtNs) return "timestamps go back in time";
-  if (call.atNs > nowNs) return "a timestamp in the future";
+  if (call.atNs < lastAtNs) return BrokenRule{"timestamps go back in time"};
+  if (call.atNs > nowNs) return BrokenRule{"a timestamp in the future"};
 
   size_t textBytes = 0;
   auto take = [&textBytes](capnp::Text::Reader text, std::string& out) {
@@ -36,20 +37,21 @@ std::string ShimStreamCheck::check(schema::ShimInvocation::Reader event, uint64_
     textBytes += out.size();
     return evidence::isValidUtf8(out);
   };
-  if (!take(event.getCommand(), call.command)) return "a command that is not UTF-8";
+  if (!take(event.getCommand(), call.command)) return BrokenRule{"a command that is not UTF-8"};
   if (!take(event.getWorkingDirectory(), call.workingDirectory)) {
-    return "a working directory that is not UTF-8";
+    return BrokenRule{"a working directory that is not UTF-8"};
   }
   auto arguments = event.getArguments();
   // Each argument takes at least 3 bytes of the request's JSON (`"",`): a longer list is a lie,
   // refused before it costs memory.
-  if (arguments.size() > MAX_CALL_TEXT_BYTES / 3) return "more arguments than a request holds";
+  if (arguments.size() > MAX_CALL_TEXT_BYTES / 3)
+    return BrokenRule{"more arguments than a request holds"};
   for (auto argument : arguments) {
     if (textBytes > MAX_CALL_TEXT_BYTES) break;
     call.arguments.emplace_back();
-    if (!take(argument, call.arguments.back())) return "an argument that is not UTF-8";
+    if (!take(argument, call.arguments.back())) return BrokenRule{"an argument that is not UTF-8"};
   }
-  if (textBytes > MAX_CALL_TEXT_BYTES) return "a call larger than a 64 KiB request";
+  if (textBytes > MAX_CALL_TEXT_BYTES) return BrokenRule{"a call larger than a 64 KiB request"};
 
   // The ledger's matching, repeated (B §7.3): the first shim of that name, then its first route
   // with exactly these arguments.
@@ -68,67 +70,68 @@ std::string ShimStreamCheck::check(schema::ShimInvocation::Reader event, uint64_
   int32_t claimedRoute = event.getRouteIndex();
   switch (event.getOutcome()) {
     case schema::ShimInvocation::Outcome::UNMATCHED:
-      if (claimedRoute != -1) return "an unmatched call with a route";
-      if (routeIndex) return "an unmatched call that a route matches";
+      if (claimedRoute != -1) return BrokenRule{"an unmatched call with a route"};
+      if (routeIndex) return BrokenRule{"an unmatched call that a route matches"};
       call.outcome = ShimCall::Outcome::UNMATCHED;
-      return {};
+      return nullptr;
     case schema::ShimInvocation::Outcome::MATCHED:
     case schema::ShimInvocation::Outcome::EXHAUSTED: {
       if (!routeIndex || claimedRoute < 0 || size_t(claimedRoute) != *routeIndex) {
-        return "a route that is not the one the arguments match";
+        return BrokenRule{"a route that is not the one the arguments match"};
       }
       call.routeIndex = uint32_t(*routeIndex);
       uint32_t& count = matchedCounts[*shimIndex][*routeIndex];
       int maxCalls = launch.shims[*shimIndex].routes[*routeIndex].maxCalls;
       if (event.getOutcome() == schema::ShimInvocation::Outcome::MATCHED) {
-        if (int(count) >= maxCalls) return "more matched calls than max_calls";
+        if (int(count) >= maxCalls) return BrokenRule{"more matched calls than max_calls"};
         ++count;
         call.outcome = ShimCall::Outcome::MATCHED;
       } else {
-        if (int(count) < maxCalls) return "an exhausted route with calls left";
+        if (int(count) < maxCalls) return BrokenRule{"an exhausted route with calls left"};
         call.outcome = ShimCall::Outcome::EXHAUSTED;
       }
-      return {};
+      return nullptr;
     }
   }
-  return "an unknown outcome";
+  return BrokenRule{"an unknown outcome"};
 }
 
-std::string ShimStreamCheck::push(
+kj::Maybe<BrokenRule> ShimStreamCheck::push(
     kj::FunctionParam<schema::ShimSink::PushParams::Reader()> readParams, uint64_t nowNs,
     ShimRecord& record) {
-  return checkedRead([&]() -> std::string {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto params = readParams();
-    if (record.streamDone) return "events after done";
+    if (record.streamDone) return BrokenRule{"events after done"};
     auto events = params.getEvents();
-    if (events.size() > MAX_BATCH_EVENTS) return "a batch of more than 4096 events";
+    if (events.size() > MAX_BATCH_EVENTS) return BrokenRule{"a batch of more than 4096 events"};
     for (auto event : events) {
       ShimCall call;
-      std::string broken = check(event, nowNs, record.calls.size(), call);
-      if (!broken.empty()) return broken;
+      KJ_IF_MAYBE (broken, check(event, nowNs, record.calls.size(), call)) {
+        return kj::mv(*broken);
+      }
       lastAtNs = call.atNs;
       record.calls.push_back(kj::mv(call));
     }
-    return {};
+    return nullptr;
   });
 }
 
-std::string ShimStreamCheck::done(
+kj::Maybe<BrokenRule> ShimStreamCheck::done(
     kj::FunctionParam<schema::ShimSink::DoneParams::Reader()> readParams, ShimRecord& record) {
-  return checkedRead([&]() -> std::string {
+  return checkedRead([&]() -> kj::Maybe<BrokenRule> {
     auto params = readParams();
-    if (record.streamDone) return "done twice";
+    if (record.streamDone) return BrokenRule{"done twice"};
     auto summary = params.getSummary();
     if (summary.getTruncated() != (summary.getDroppedCount() > 0)) {
-      return "a summary whose truncated flag contradicts its count";
+      return BrokenRule{"a summary whose truncated flag contradicts its count"};
     }
     if (summary.getTruncated() && record.calls.size() != launch.protocolEventLimit) {
-      return "truncated before the protocol-event limit";
+      return BrokenRule{"truncated before the protocol-event limit"};
     }
     record.streamDone = true;
     record.truncated = summary.getTruncated();
     record.droppedCalls = summary.getDroppedCount();
-    return {};
+    return nullptr;
   });
 }
 

@@ -10,14 +10,16 @@
 // message, so it runs inside the check: `[&]() { return context.getParams(); }`).
 //
 // Errors: none thrown (a malformed message is a broken rule too, helper-message.h); push() and
-// done() return the broken rule as text, empty when the message is fine.
+// done() return the broken rule (broken-rule.h), null when the message is fine.
 
 #include <cstdint>
 #include <kj/function.h>
+#include <kj/common.h>
 #include <string>
 #include <vector>
 
 #include "schema/shim.capnp.h"
+#include "supervisor/links/broken-rule.h"
 #include "supervisor/links/shim-link.h"
 
 namespace rea::supervisor {
@@ -27,12 +29,12 @@ class ShimStreamCheck {
   explicit ShimStreamCheck(const ShimLaunch& launch);
   // Keeps a reference to `launch` (its shims and limits): it must outlive the check.
 
-  std::string push(kj::FunctionParam<schema::ShimSink::PushParams::Reader()> readParams,
-                   uint64_t nowNs, ShimRecord& record);
+  kj::Maybe<BrokenRule> push(kj::FunctionParam<schema::ShimSink::PushParams::Reader()> readParams,
+                             uint64_t nowNs, ShimRecord& record);
   // Appends the batch's calls to record.calls; `nowNs` is CLOCK_MONOTONIC now.
 
-  std::string done(kj::FunctionParam<schema::ShimSink::DoneParams::Reader()> readParams,
-                   ShimRecord& record);
+  kj::Maybe<BrokenRule> done(kj::FunctionParam<schema::ShimSink::DoneParams::Reader()> readParams,
+                             ShimRecord& record);
   // The summary: checked against the calls received and the limit, then recorded.
 
  private:
@@ -40,8 +42,8 @@ class ShimStreamCheck {
   uint64_t lastAtNs;
   std::vector<std::vector<uint32_t>> matchedCounts;  // [shim][route]
 
-  std::string check(schema::ShimInvocation::Reader event, uint64_t nowNs, size_t received,
-                    ShimCall& call);
+  kj::Maybe<BrokenRule> check(schema::ShimInvocation::Reader event, uint64_t nowNs, size_t received,
+                              ShimCall& call);
 };
 
 }  // namespace rea::supervisor

@@ -307,9 +307,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         }
         s.result.sampler = s.sampler->record();
         if (s.result.sampler.fault) s.noteLost("sampler", *s.result.sampler.fault);
-        KJ_IF_MAYBE (e, kj::runCatchingExceptions([&s]() { s.root.remove(); })) {
-          s.noteCleanupFailure("temporary process root cleanup failed");
-        }
+        if (auto failure = s.root.tryRemove()) s.noteCleanupFailure(*failure);
       })
       .then([state = kj::mv(state)]() mutable {
         // The state (every link) goes with the result: helpers still exiting are reaped when

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "helpers/common/system/cgroup-mounts.h"
@@ -28,11 +29,11 @@ std::optional<std::string> readOwnerRecord(const std::string& path) {
 }
 
 // cgroup.kill, then rmdir until the group is gone (EBUSY while members are still dying).
-// Returns "" on success, else why not.
-std::string removeGroup(const std::string& path) {
+// Returns nullopt on success, else why not.
+std::optional<std::string> removeGroup(const std::string& path) {
   constexpr int ATTEMPTS = 100;  // 20 ms apart: ~2 s
   for (int attempt = 0; attempt < ATTEMPTS; ++attempt) {
-    if (rmdir(path.c_str()) == 0 || errno == ENOENT) return "";
+    if (rmdir(path.c_str()) == 0 || errno == ENOENT) return std::nullopt;
     int error = errno;
     if (error != EBUSY) return std::string("rmdir: ") + strerror(error);
     if (attempt % 25 == 0) {
@@ -114,11 +115,10 @@ StaleCaptureCgroups findStaleCaptureCgroups(bool remove) {
       if (!verdict.stale) continue;
       result.found.push_back({path, verdict.reason});
       if (!remove) continue;
-      std::string problem = removeGroup(path);
-      if (problem.empty()) {
-        result.removed.push_back(path);
+      if (auto problem = removeGroup(path)) {
+        result.failed.push_back({path, *problem});
       } else {
-        result.failed.push_back({path, problem});
+        result.removed.push_back(path);
       }
     }
   }

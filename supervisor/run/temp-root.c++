@@ -186,4 +186,18 @@ void TempRoot::remove() {
   removed = true;
 }
 
+std::optional<std::string> TempRoot::tryRemove() {
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { remove(); })) {
+    // The root's random name would make the message differ from run to run.
+    const std::string placeholder = "<temporary-root>";
+    std::string cause = e->getDescription().cStr();
+    for (size_t at = cause.find(rootPath); at != std::string::npos;
+         at = cause.find(rootPath, at + placeholder.size())) {
+      cause.replace(at, rootPath.size(), placeholder);
+    }
+    return "temporary process root cleanup failed (" + cause + ")";
+  }
+  return std::nullopt;
+}
+
 }  // namespace rea::supervisor

@@ -16,6 +16,7 @@
 // Errors: the constructor throws kj::Exception (FAILED) naming the path when the directory
 // cannot be created; remove() throws when something stays behind.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ class TempRoot {
 
   void remove();
   // Removes the tree now (idempotent). Throws if it could not be removed completely.
+
+  std::optional<std::string> tryRemove();
+  // remove() as the release of a capture reports it (B §6.6.3 step 7): nullopt once the tree is
+  // gone, else the cleanup failure "temporary process root cleanup failed (<cause>)", the cause
+  // being what stayed behind and why (the exception's description, this root's path written
+  // <temporary-root>) so that the user learns what to remove.
 
  private:
   std::string rootPath;

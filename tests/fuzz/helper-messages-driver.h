@@ -130,7 +130,8 @@ inline kj::Array<kj::byte> encodeInput(Link link, kj::ArrayPtr<const Call> calls
 
 struct DriveResult {
   size_t accepted = 0;  // calls the link's checks accepted
-  std::string broken;   // the rule the first refused call broke ("" when none was refused)
+  std::string broken;   // the rule the first refused call broke ("" when none was refused): the
+                        // text the tests compare
   bool framingError = false;
 };
 
@@ -146,7 +147,7 @@ class Driver {
     replay.origin(T0_NS);
   }
 
-  std::string call(bool done, capnp::AnyPointer::Reader root) {
+  kj::Maybe<supervisor::BrokenRule> call(bool done, capnp::AnyPointer::Reader root) {
     switch (link) {
       case Link::PTY:
         return done ? pty.done([&]() { return root.getAs<schema::PtySink::DoneParams>(); },
@@ -170,14 +171,14 @@ class Driver {
                                   NOW_NS, replayRecord);
       case Link::FSWATCH: {
         supervisor::FswatchOutcome outcome;
-        std::string broken =
+        auto broken =
             supervisor::checkSnapshotResult([&]() { return root.getAs<schema::SnapshotResult>(); },
                                             FSWATCH_ROOTS, fswatchLimitsValue, outcome);
-        if (broken.empty()) checkSnapshot(outcome);
+        if (broken == nullptr) checkSnapshot(outcome);
         return broken;
       }
     }
-    return "no such link";
+    return supervisor::BrokenRule{"no such link"};
   }
 
   void checkRecords() const {
@@ -271,9 +272,12 @@ inline DriveResult drive(kj::ArrayPtr<const kj::byte> input) {
       result.framingError = true;
       break;
     }
-    result.broken = driver.call(done, KJ_ASSERT_NONNULL(root));
+    auto broken = driver.call(done, KJ_ASSERT_NONNULL(root));
     driver.checkRecords();
-    if (!result.broken.empty()) break;  // the link stops the helper here
+    KJ_IF_MAYBE (b, broken) {
+      result.broken = kj::mv(b->rule);
+      break;  // the link stops the helper here
+    }
     ++result.accepted;
   }
   return result;

@@ -1,10 +1,14 @@
 #include "supervisor/run/temp-root.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -51,6 +55,28 @@ TEST(TempRoot, RemovesNestedUnlistableTreesWithoutFollowingSymlinks) {
   EXPECT_TRUE(exists(keep));
   removeTree(outside);
   EXPECT_FALSE(exists(outside));
+}
+
+TEST(TempRoot, AFailedRemovalKeepsItsCause) {
+  // Something the supervisor cannot remove: a mount point in HOME (a target with the privilege
+  // may leave one). The mount lives in a mount namespace of this test process only.
+  if (unshare(CLONE_NEWNS) != 0 ||
+      mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    GTEST_SKIP() << "no mount namespace here: " << strerror(errno);
+  }
+  TempRoot root;
+  std::string busy = root.homePath() + "/busy";
+  ASSERT_EQ(mkdir(busy.c_str(), 0700), 0);
+  ASSERT_EQ(mount("tmpfs", busy.c_str(), "tmpfs", 0, nullptr), 0) << strerror(errno);
+  std::optional<std::string> failure = root.tryRemove();
+  ASSERT_EQ(umount(busy.c_str()), 0);
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->rfind("temporary process root cleanup failed (", 0), 0u) << *failure;
+  EXPECT_NE(failure->find(strerror(EBUSY)), std::string::npos) << *failure;
+  EXPECT_NE(failure->find("<temporary-root>/home/busy"), std::string::npos) << *failure;
+  EXPECT_EQ(failure->find(root.path()), std::string::npos) << *failure;
+  EXPECT_FALSE(root.tryRemove());  // the mount gone, the rest goes
+  EXPECT_FALSE(exists(root.path()));
 }
 
 TEST(TempRoot, HonoursTmpdir) {
