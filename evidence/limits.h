@@ -48,4 +48,10 @@ constexpr Bound ROWS{24, 1, 1000};
 constexpr Bound SCROLLBACK{1000, 0, 10000};
 }  // namespace terminal
 
+namespace timing {
+// B §3.1 `timeout_ms` and `idle_timeout_ms`; the pty helper's watchdog holds the same range.
+constexpr Bound TIMEOUT_MS{30000, 1, 300000};
+constexpr Bound IDLE_TIMEOUT_MS{30000, 1, 300000};
+}  // namespace timing
+
 }  // namespace rea::evidence

@@ -218,9 +218,10 @@ ScenarioParseResult ScenarioParser::parse(const Json& input) {
             });
   }
   if (const Json* value = StrictReader::find(input, "timeout_ms")) {
-    facts.timeoutValid = r.integer(*value, "timeout_ms", 1, 300000, s.timeoutMs);
+    facts.timeoutValid = r.integer(*value, "timeout_ms", timing::TIMEOUT_MS.min,
+                                   timing::TIMEOUT_MS.max, s.timeoutMs);
   }
-  optionalInteger(input, root, "idle_timeout_ms", 1, 300000, s.idleTimeoutMs);
+  optionalInteger(input, root, "idle_timeout_ms", timing::IDLE_TIMEOUT_MS, s.idleTimeoutMs);
   optionalInteger(input, root, "settle_ms", 0, 10000, s.settleMs);
   if (const Json* value = StrictReader::find(input, "limits")) {
     s.limits = limits(*value, "limits");

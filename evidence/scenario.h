@@ -225,12 +225,12 @@ struct Scenario {
   NetworkAccess networkAccess = NetworkAccess::HOST;
   std::vector<std::string> filesystemRoots;  // ≤16, each starts with "/"
   Terminal terminal;
-  std::vector<CheckpointDeclaration> checkpoints;  // ≤64
-  std::vector<CommandShim> commandShims;           // ≤32
-  std::vector<Event> events;                       // ≤1000
-  int64_t timeoutMs = 30000;                       // 1–300000
-  int64_t idleTimeoutMs = 30000;                   // 1–300000
-  int64_t settleMs = 100;                          // 0–10000
+  std::vector<CheckpointDeclaration> checkpoints;       // ≤64
+  std::vector<CommandShim> commandShims;                // ≤32
+  std::vector<Event> events;                            // ≤1000
+  int64_t timeoutMs = timing::TIMEOUT_MS.defaultValue;  // range: evidence/limits.h (timing::)
+  int64_t idleTimeoutMs = timing::IDLE_TIMEOUT_MS.defaultValue;
+  int64_t settleMs = 100;  // 0–10000
   Limits limits;
   Normalization normalization;
   Replay replay;

@@ -548,12 +548,13 @@ void validatePtyJobConfig(const PtyJobConfig& config) {
         break;
     }
   }
-  KJ_REQUIRE(config.timeoutMs >= 1 && config.timeoutMs <= 300000, "timeoutMs out of range");
-  KJ_REQUIRE(config.idleTimeoutMs >= 1 && config.idleTimeoutMs <= 300000,
+  KJ_REQUIRE(evidence::timing::TIMEOUT_MS.contains(config.timeoutMs), "timeoutMs out of range");
+  KJ_REQUIRE(evidence::timing::IDLE_TIMEOUT_MS.contains(config.idleTimeoutMs),
              "idleTimeoutMs out of range");
   KJ_REQUIRE(FRAMES.contains(config.maxFrames), "maxFrames out of range");
   KJ_REQUIRE(OUTPUT_BYTES.contains(config.maxOutputBytes), "maxOutputBytes out of range");
-  KJ_REQUIRE(config.scrollback <= 100000, "scrollback out of range", config.scrollback);
+  KJ_REQUIRE(evidence::terminal::SCROLLBACK.contains(config.scrollback), "scrollback out of range",
+             config.scrollback);
   KJ_REQUIRE(FRAMES.contains(config.renderMaxFrames), "renderMaxFrames out of range");
   KJ_REQUIRE(OUTPUT_BYTES.contains(config.renderMaxBytes), "renderMaxBytes out of range");
 }

@@ -64,14 +64,14 @@ struct PtyJobConfig {
   uint16_t columns = uint16_t(evidence::terminal::COLUMNS.defaultValue);
   uint16_t rows = uint16_t(evidence::terminal::ROWS.defaultValue);
   std::vector<PtyJobInteraction> events;  // events that do not wait are sorted by atMs
-  uint64_t timeoutMs = 30000;
-  uint64_t idleTimeoutMs = 30000;
+  uint64_t timeoutMs = uint64_t(evidence::timing::TIMEOUT_MS.defaultValue);
+  uint64_t idleTimeoutMs = uint64_t(evidence::timing::IDLE_TIMEOUT_MS.defaultValue);
   uint64_t t0Ns = 0;  // CLOCK_MONOTONIC; 0 = the moment start() is called
   uint32_t maxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);
   uint64_t maxOutputBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);
   std::string netnsPath;   // A9: the target joins this network namespace (TargetSpec)
   std::string usernsPath;  // and this user namespace first
-  // terminal.scrollback rows; accepted up to 100000
+  // terminal.scrollback rows
   uint32_t scrollback = uint32_t(evidence::terminal::SCROLLBACK.defaultValue);
   // The rendered budget (B §6.11): limits.frames and limits.output_bytes.
   uint32_t renderMaxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);

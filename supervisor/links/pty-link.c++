@@ -47,13 +47,13 @@ void validateLaunch(const PtyLaunch& launch) {
                  "signal not allowed", i, event.signal);
     }
   }
-  KJ_REQUIRE(launch.timeoutMs >= 1 && launch.timeoutMs <= 300000, "timeoutMs out of range");
-  KJ_REQUIRE(launch.idleTimeoutMs >= 1 && launch.idleTimeoutMs <= 300000,
+  KJ_REQUIRE(evidence::timing::TIMEOUT_MS.contains(launch.timeoutMs), "timeoutMs out of range");
+  KJ_REQUIRE(evidence::timing::IDLE_TIMEOUT_MS.contains(launch.idleTimeoutMs),
              "idleTimeoutMs out of range");
   KJ_REQUIRE(launch.t0Ns > 0 && launch.t0Ns <= monotonicNowNs(), "t0Ns is not a past time");
   KJ_REQUIRE(FRAMES.contains(launch.maxFrames), "maxFrames out of range");
   KJ_REQUIRE(OUTPUT_BYTES.contains(launch.maxOutputBytes), "maxOutputBytes out of range");
-  KJ_REQUIRE(launch.scrollback <= 100000, "scrollback out of range");
+  KJ_REQUIRE(evidence::terminal::SCROLLBACK.contains(launch.scrollback), "scrollback out of range");
   KJ_REQUIRE(FRAMES.contains(launch.renderMaxFrames), "renderMaxFrames out of range");
   KJ_REQUIRE(OUTPUT_BYTES.contains(launch.renderMaxBytes), "renderMaxBytes out of range");
 }

@@ -65,7 +65,7 @@ struct PtyLaunch {
   uint64_t maxOutputBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);  // B §6.5
   std::string netnsPath;   // A9 (ReplayStart): the target joins this network namespace
   std::string usernsPath;  // and, first, this user namespace (empty: none)
-  // terminal.scrollback (B §6.11); the pty helper accepts up to 100000
+  // terminal.scrollback (B §6.11)
   uint32_t scrollback = uint32_t(evidence::terminal::SCROLLBACK.defaultValue);
   // The rendered budget (B §6.11): limits.frames and limits.output_bytes.
   uint32_t renderMaxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);

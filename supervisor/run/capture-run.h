@@ -50,8 +50,8 @@ struct CaptureRunRequest {
   uint16_t columns = uint16_t(evidence::terminal::COLUMNS.defaultValue);
   uint16_t rows = uint16_t(evidence::terminal::ROWS.defaultValue);
   std::vector<PtyInteraction> events;
-  uint64_t timeoutMs = 30000;
-  uint64_t idleTimeoutMs = 30000;
+  uint64_t timeoutMs = uint64_t(evidence::timing::TIMEOUT_MS.defaultValue);
+  uint64_t idleTimeoutMs = uint64_t(evidence::timing::IDLE_TIMEOUT_MS.defaultValue);
   int64_t settleMs = 100;
   uint32_t maxFrames = uint32_t(evidence::limit::FRAMES.defaultValue);
   uint64_t maxOutputBytes = uint64_t(evidence::limit::OUTPUT_BYTES.defaultValue);

@@ -44,6 +44,8 @@ TEST(Limits, AScenarioWithoutLimitsTakesTheDefaults) {
   EXPECT_EQ(s.terminal.columns, 80);
   EXPECT_EQ(s.terminal.rows, 24);
   EXPECT_EQ(s.terminal.scrollback, 1000);
+  EXPECT_EQ(s.timeoutMs, 30000);
+  EXPECT_EQ(s.idleTimeoutMs, 30000);
 }
 
 TEST(Limits, TheParserAcceptsEachBoundAndRefusesOneBeyond) {
@@ -74,6 +76,23 @@ TEST(Limits, TheParserAcceptsEachBoundAndRefusesOneBeyond) {
     EXPECT_TRUE(parses(c.bound.max)) << c.key;
     EXPECT_FALSE(parses(c.bound.min - 1)) << c.key;
     EXPECT_FALSE(parses(c.bound.max + 1)) << c.key;
+  }
+}
+
+TEST(Limits, TheParserAcceptsEachTimeoutBoundAndRefusesOneBeyond) {
+  // The timeouts sit at the scenario's top level, beside the events whose times they bound.
+  const std::pair<const char*, Bound> cases[] = {{"timeout_ms", timing::TIMEOUT_MS},
+                                                 {"idle_timeout_ms", timing::IDLE_TIMEOUT_MS}};
+  for (const auto& [key, bound] : cases) {
+    auto parses = [&](int64_t value) {
+      Json scenario = minimalScenario();
+      scenario[key] = value;
+      return parseScenario(scenario).scenario.has_value();
+    };
+    EXPECT_TRUE(parses(bound.min)) << key;
+    EXPECT_TRUE(parses(bound.max)) << key;
+    EXPECT_FALSE(parses(bound.min - 1)) << key;
+    EXPECT_FALSE(parses(bound.max + 1)) << key;
   }
 }
 
