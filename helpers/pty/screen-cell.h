@@ -99,9 +99,11 @@ struct Row {
   std::vector<Cell> cells;  // leftmost cells; the rest of the row is empty with the default pen
   std::string encoded;      // cache for the serializer (valid only while encodedValid)
   bool encodedValid = false;
+  bool continued = false;  // the line goes on in the next row (autowrap): reflow joins them
 
   void reset() {
     cells.clear();
+    continued = false;
     encoded.clear();
     encodedValid = false;
   }

@@ -186,9 +186,18 @@ void ScreenModel::resizeRows(Buffer& buffer, int newRows, bool fromScrollback, i
   if (popped != nullptr) *popped = back;
 }
 
-int ScreenModel::resize(int columns, int rows, int cursorRow) {
+void ScreenModel::markContinued(int row) {
+  if (row >= 0 && row < height) rowOf(*active, row).continued = true;
+}
+
+int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
   int delta = 0;
   bool onNormal = active == &normal;
+  if (onNormal && cursorCol != nullptr && columns != cols) {
+    int moved = reflow(columns, cursorRow, cursorCol);
+    delta += moved;
+    cursorRow += moved;
+  }
   if (rows < height) {
     // Anchored at the cursor, as xterm.js and tmux do: the rows below the cursor go first
     // (whatever they hold), then rows from the top, into scrollback on the normal buffer and

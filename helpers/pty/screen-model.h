@@ -75,7 +75,7 @@ class ScreenModel {
   void setAlternate(bool on);
   // Switches the active buffer (libvterm erases the alternate one right after switching to it).
 
-  int resize(int columns, int rows, int cursorRow);
+  int resize(int columns, int rows, int cursorRow, int* cursorCol = nullptr);
   // Resizes both buffers like libvterm 0.1.4's screen layer: when the normal buffer is active
   // and loses rows, rows below the cursor that hold no text are dropped first and then rows go
   // from the top into scrollback; when it gains rows, rows come back from scrollback. Narrower
@@ -83,6 +83,13 @@ class ScreenModel {
   // (libvterm's resize delta), never above the top row: libvterm's screen layer would move it
   // to row -1 when text below the cursor scrolls it off, and its state layer then writes out of
   // bounds.
+  // With `cursorCol` and the normal buffer active, a change of columns first reflows the normal
+  // buffer (screen-reflow.c++), as xterm.js and tmux do: rows joined by autowrap (Row::continued)
+  // are one line, rewrapped at the new width; *cursorCol is then updated in place and the
+  // returned row delta includes the cursor's move.
+
+  void markContinued(int row);
+  // The visible row `row` wrapped into the next one (the Renderer saw autowrap carry a glyph on).
 
   void clearScrollback();
   // ED 3 (ESC[3J), which xterm supports and libvterm 0.1.4 ignores.
@@ -130,6 +137,7 @@ class ScreenModel {
   void scrollRows(int startRow, int endRow, int downward);
   void resizeRows(Buffer& buffer, int newRows, bool fromScrollback, int* popped);
   void compactClusters();
+  int reflow(int columns, int cursorRow, int* cursorCol);
 };
 
 }  // namespace rea::helper

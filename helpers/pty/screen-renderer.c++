@@ -69,6 +69,8 @@ struct Renderer::Impl final : private ControlSink {
   bool wrapPending = false;
   CursorPosition pendingAt{-1, -1};
   CursorPosition lastGlyphAt{-1, -1};
+  CursorPosition nextAt{-1, -1};  // just past the last glyph; `flowing` while the cursor is there
+  bool flowing = false;
 
   // A character whose width libvterm gets wrong goes to libvterm as a stand-in of the right width
   // (screen-widths.h); its putglyph (and a later one at the same place, when a combining mark
@@ -331,12 +333,24 @@ struct Renderer::Impl final : private ControlSink {
     }
     bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
                  info->chars[1] != 0;  // a combining mark joined the previous glyph
+    if (pos.col == 0 && !again && pos.row > 0) {
+      // Autowrap carried this glyph on from the row above (after a wrap pending at the edge, or
+      // a wide glyph that did not fit in the last column): reflow joins the two rows.
+      bool fromPending =
+          impl.wrapPending && (pos.row == impl.pendingAt.row + 1 || pos.row == impl.pendingAt.row);
+      bool didNotFit = impl.flowing && info->width == 2 &&
+                       impl.nextAt.col == impl.model.columns() - 1 &&
+                       (pos.row == impl.nextAt.row + 1 || pos.row == impl.nextAt.row);
+      if (fromPending || didNotFit) impl.model.markContinued(pos.row - 1);
+    }
     if (info->width == 2 && impl.modes.insertMode() && !again) {
       // libvterm's insert mode makes room for one column whatever the glyph's width.
       impl.model.scrollRect(ScreenRect{pos.row, pos.row + 1, pos.col, impl.model.columns()}, 0, -1);
     }
     impl.model.putGlyph(chars, info->width, pos.row, pos.col, info->protected_cell);
     impl.lastGlyphAt = {pos.row, pos.col};
+    impl.nextAt = {pos.row, pos.col + info->width};
+    impl.flowing = true;
     impl.wrapPending = impl.modes.autowrap() && pos.col + info->width >= impl.model.columns();
     impl.pendingAt = {pos.row, pos.col};
     return 1;
@@ -345,6 +359,7 @@ struct Renderer::Impl final : private ControlSink {
   static int onMoveCursor(VTermPos pos, VTermPos, int, void* user) {
     Impl& impl = self(user);
     if (pos.row != impl.pendingAt.row || pos.col != impl.pendingAt.col) impl.wrapPending = false;
+    if (pos.row != impl.nextAt.row || pos.col != impl.nextAt.col) impl.flowing = false;
     return 1;
   }
 
@@ -417,8 +432,19 @@ struct Renderer::Impl final : private ControlSink {
 
   static int onResize(int rows, int columns, VTermPos* delta, void* user) {
     Impl& impl = self(user);
-    // libvterm moves its cursor by `delta` after this returns; it has not moved it yet.
-    delta->row += impl.model.resize(columns, rows, impl.cursor().row);
+    // libvterm moves its cursor by `delta` after this returns; it has not moved it yet. Before
+    // that, it cancels a pending wrap where the new width leaves room, moving the cursor one
+    // column right.
+    CursorPosition pos = impl.cursor();
+    if (columns == impl.model.columns()) {
+      delta->row += impl.model.resize(columns, rows, pos.row);
+      return 1;
+    }
+    bool pending = impl.reportsPendingWrap();
+    int col = pending ? impl.model.columns() : pos.col;  // where the next glyph would go
+    delta->row += impl.model.resize(columns, rows, pos.row, &col);
+    int adjusted = pos.col + (pending && pos.col < columns - 1 ? 1 : 0);
+    delta->col += col - adjusted;
     return 1;
   }
 
@@ -481,10 +507,15 @@ void Renderer::resize(int columns, int rows) {
     // bounds. Reset such a region (and such margins) as xterm would on a resize, putting the
     // cursor back where the resize left it.
     bool badRegion = impl->modes.regionTop() >= rows || impl->modes.marginLeft() >= columns;
-    // libvterm cancels a pending wrap when the width changes under it (moving the cursor behind
-    // our back); it stays pending only when the width does not change.
-    if (columns != impl->model.columns()) impl->wrapPending = false;
-    vterm_set_size(impl->vt, rows, columns);
+    bool newWidth = columns != impl->model.columns();
+    bool wasPending = impl->reportsPendingWrap();
+    vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
+    if (newWidth) {
+      // The reflow put the cursor where the next glyph goes; libvterm may still hold the wrap
+      // that was pending (it keeps it where the new width leaves no room): a CUP clears it.
+      if (wasPending) impl->writeRaw(impl->clampedCursorMove(impl->cursor()));
+      impl->wrapPending = false;
+    }
     if (badRegion) {
       CursorPosition cursor = impl->cursor();
       impl->feed("\x1b[r\x1b[s\x1b[" + std::to_string(cursor.row + 1) + ";" +

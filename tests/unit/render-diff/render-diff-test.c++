@@ -190,7 +190,7 @@ TEST(RenderDiff, GeneratedCorpusMatchesTmux) {
   for (unsigned seed = 1; seed <= CORPUS_SIZE; seed++) {
     Outcome outcome = replay(*tmux, generateTranscript(seed));
     if (!outcome.firstDifference.empty()) {
-      if (++failures <= 10) ADD_FAILURE() << outcome.firstDifference;
+      if (++failures <= 40) ADD_FAILURE() << outcome.firstDifference;
     }
   }
   EXPECT_EQ(failures, 0) << "of " << CORPUS_SIZE << " transcripts";
@@ -214,6 +214,59 @@ TEST(RenderDiff, RecordedProgramsMatchTmux) {
   for (const std::string& file : files) {
     Outcome outcome = replay(*tmux, loadTranscript(dir + "/" + file));
     EXPECT_EQ(outcome.firstDifference, "") << file;
+  }
+}
+
+}  // namespace
+}  // namespace rea::test
+
+namespace rea::test {
+namespace {
+
+// A transcript from the environment, for investigating a difference by hand:
+// REA_DIFF_SIZE=COLSxROWS REA_DIFF_STEPS='bytes with \e and \n escapes|<resize CxR>|...'
+TEST(RenderDiff, TranscriptFromTheEnvironment) {
+  const char* size = getenv("REA_DIFF_SIZE");
+  const char* steps = getenv("REA_DIFF_STEPS");
+  if (size == nullptr || steps == nullptr) GTEST_SKIP() << "REA_DIFF_SIZE/REA_DIFF_STEPS unset";
+  REQUIRE_TMUX();
+  Transcript transcript;
+  transcript.name = "environment";
+  sscanf(size, "%dx%d", &transcript.columns, &transcript.rows);
+  std::string text = steps;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t bar = text.find('|', start);
+    std::string step =
+        text.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    int columns = 0, rows = 0;
+    if (sscanf(step.c_str(), "<resize %dx%d>", &columns, &rows) == 2) {
+      transcript.steps.push_back(resize(columns, rows));
+    } else {
+      std::string bytes;
+      for (size_t i = 0; i < step.size(); i++) {
+        if (step[i] == '\\' && i + 1 < step.size()) {
+          char c = step[++i];
+          bytes.push_back(c == 'e'   ? '\x1b'
+                          : c == 'n' ? '\n'
+                          : c == 'r' ? '\r'
+                          : c == 't' ? '\t'
+                                     : c);
+        } else {
+          bytes.push_back(step[i]);
+        }
+      }
+      transcript.steps.push_back(out(bytes));
+    }
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  for (size_t n = 1; n <= transcript.steps.size(); n++) {
+    Transcript prefix = transcript;
+    prefix.steps.resize(n);
+    Outcome outcome = replay(*tmux, prefix);
+    EXPECT_EQ(outcome.firstDifference, "");
+    if (!outcome.firstDifference.empty()) break;
   }
 }
 

@@ -184,12 +184,14 @@ inline std::string randomPiece(std::mt19937& random, int columns, int rows) {
       return "\x1b[" + std::to_string(1 + random() % rows) + ";" +
              std::to_string(1 + random() % columns) + "H";
     case 4: {
-      // A scroll region, then line feeds at its bottom.
-      int top = 1 + static_cast<int>(random() % rows);
-      int bottom = top + static_cast<int>(random() % (rows - top + 1));
+      // A scroll region of at least two rows (see KNOWN_DIFFERENCES), line feeds at its bottom,
+      // then the whole screen again.
+      int top = 1 + static_cast<int>(random() % (rows - 1));
+      int bottom = top + 1 + static_cast<int>(random() % (rows - top));
       piece = "\x1b[" + std::to_string(top) + ";" + std::to_string(bottom) + "r";
       piece += "\x1b[" + std::to_string(bottom) + ";1Hline\n\nend";
-      return piece;
+      if (random() % 2 == 0) piece += "\x1b[1S\x1b[1T\x1b[L\x1b[M";
+      return piece + "\x1b[r";
     }
     default: {
       // Text that reaches the right edge: a run of letters or wide characters.
