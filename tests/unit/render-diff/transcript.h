@@ -179,7 +179,9 @@ inline std::string randomPiece(std::mt19937& random, int columns, int rows) {
     case 1:
       return TEXT[random() % (sizeof TEXT / sizeof TEXT[0])];
     case 2:
-      return CONTROLS[random() % (sizeof CONTROLS / sizeof CONTROLS[0])];
+      // After a CR: a wrap may be pending after text, and tmux's cursor then stands past the
+      // last column, where an erase, insert or delete acts on nothing (KNOWN_DIFFERENCES).
+      return std::string("\r") + CONTROLS[random() % (sizeof CONTROLS / sizeof CONTROLS[0])];
     case 3:
       return "\x1b[" + std::to_string(1 + random() % rows) + ";" +
              std::to_string(1 + random() % columns) + "H";
@@ -204,7 +206,7 @@ inline std::string randomPiece(std::mt19937& random, int columns, int rows) {
   }
 }
 
-inline Transcript generateTranscript(unsigned seed) {
+inline Transcript generateTranscript(unsigned seed, bool resizes = true) {
   std::mt19937 random(seed);
   Transcript transcript;
   transcript.name = "generated-" + std::to_string(seed);
@@ -214,7 +216,7 @@ inline Transcript generateTranscript(unsigned seed) {
   int rows = transcript.rows;
   int steps = 3 + static_cast<int>(random() % 8);
   for (int step = 0; step < steps; step++) {
-    if (random() % 5 == 0) {
+    if (random() % 5 == 0 && resizes) {
       columns = 3 + static_cast<int>(random() % 40);
       rows = 2 + static_cast<int>(random() % 12);
       transcript.steps.push_back(TranscriptStep{"", columns, rows});
