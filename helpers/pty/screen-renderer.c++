@@ -9,6 +9,7 @@
 #include <vterm.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -129,6 +130,15 @@ struct Renderer::Impl final : private ControlSink {
     size_t i = 0;
     size_t size = bytes.size();
     while (i < size) {
+      if (i + 8 <= size) {
+        // Eight bytes at a time while none has its top bit set (ASCII: most output).
+        uint64_t word;
+        memcpy(&word, bytes.data() + i, 8);
+        if ((word & 0x8080808080808080ull) == 0) {
+          i += 8;
+          continue;
+        }
+      }
       unsigned char lead = static_cast<unsigned char>(bytes[i]);
       if (lead < 0xe1 || lead > 0xf4) {
         i++;
@@ -319,17 +329,19 @@ struct Renderer::Impl final : private ControlSink {
     Impl& impl = self(user);
     const uint32_t* chars = info->chars;
     uint32_t mapped[ScreenModel::MAX_CLUSTER + 1];
-    bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
-    if (impl.standIn != 0 && chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
-      size_t n = 0;
-      for (; n < ScreenModel::MAX_CLUSTER && chars[n] != 0; n++)
-        mapped[n] = chars[n];
-      mapped[n] = 0;
-      mapped[0] = impl.standInFor;
-      chars = mapped;
-      impl.standInAt = {pos.row, pos.col};
-    } else if (!samePlace) {
-      impl.standInAt = {-1, -1};
+    if (impl.standIn != 0) {
+      bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
+      if (chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
+        size_t n = 0;
+        for (; n < ScreenModel::MAX_CLUSTER && chars[n] != 0; n++)
+          mapped[n] = chars[n];
+        mapped[n] = 0;
+        mapped[0] = impl.standInFor;
+        chars = mapped;
+        impl.standInAt = {pos.row, pos.col};
+      } else if (!samePlace) {
+        impl.standInAt = {-1, -1};
+      }
     }
     bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
                  info->chars[1] != 0;  // a combining mark joined the previous glyph

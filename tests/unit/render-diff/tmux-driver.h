@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,6 +46,9 @@ class TmuxDriver {
     // (`set -g window-size manual` crashes tmux 3.3a's server while a control client is
     // attached; resize-window makes each window's size manual by itself.)
     signal(SIGPIPE, SIG_IGN);  // a dead tmux is an exception, not the end of the test program
+    // The server daemonizes; as a subreaper this process gets it (and its panes) back as
+    // children when their parents exit, and reaps them at the end instead of leaving zombies.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     trace = getenv("REA_TMUX_TRACE") != nullptr;
     char dirTemplate[] = "/tmp/rea-render-diff-XXXXXX";
     if (mkdtemp(dirTemplate) == nullptr) throw std::runtime_error("mkdtemp failed");
@@ -67,6 +71,9 @@ class TmuxDriver {
       close(toTmux);
       int status;
       waitpid(clientPid, &status, 0);
+      // The server and its panes exit with kill-server: reap them (subreaper, above).
+      while (waitpid(-1, &status, 0) > 0) {
+      }
     }
     if (fromTmux >= 0) close(fromTmux);
     if (fifoFd >= 0) close(fifoFd);
