@@ -110,6 +110,11 @@ struct Renderer::Impl final : private ControlSink {
   }
 
   void writeRaw(std::string_view bytes) {
+    if (!carry.empty()) {
+      // Bytes of our own (a CAN, a cursor move) go after what the stream had before them.
+      vterm_input_write(vt, carry.data(), carry.size());
+      carry.clear();
+    }
     if (!bytes.empty()) vterm_input_write(vt, bytes.data(), bytes.size());
   }
 

@@ -62,5 +62,23 @@ TEST(ScreenWidths, NewerEmojiTakeTwoColumns) {
   EXPECT_EQ(copy.snapshot().lines, screen.lines);
 }
 
+TEST(ScreenWidths, ACharacterSplitAcrossChunksIsMeasuredWhole) {
+  Renderer renderer(10, 2, 0);
+  renderer.feed("\xf0\x9f");
+  renderer.feed("\xab");
+  renderer.feed(
+      "\xa0"
+      "ab\r\x1b[2CY");
+  EXPECT_EQ(renderer.snapshot().lines[0], "\xf0\x9f\xab\xa0Yb      ");
+}
+
+TEST(ScreenWidths, AWideCharacterWithoutRoomIsDroppedWhenAutowrapIsOff) {
+  Renderer renderer(5, 2, 0);
+  renderer.feed("\x1b[?7labcd\xe6\x97\xa5Z\r\nnext");
+  RenderedScreen screen = renderer.snapshot();
+  EXPECT_EQ(screen.lines[0], "abcdZ");
+  EXPECT_EQ(screen.lines[1], "next ");
+}
+
 }  // namespace
 }  // namespace rea::helper
