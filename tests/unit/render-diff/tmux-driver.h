@@ -6,10 +6,9 @@
 // `cat FIFO` on a raw tty (no ONLCR: the bytes reach tmux's parser as the renderer gets them).
 //
 // Waiting is deterministic, never a sleep: after the bytes of a step, feed() writes a marker
-// (OSC 2, the pane title `rea-mk-N`); a global `pane-title-changed` hook signals the wait-for
-// channel `rea-mk`, and the driver blocks in `wait-for rea-mk` until `#{pane_title}` is its
-// marker. tmux parses pane output in order, so every byte before the marker has been parsed.
-// A resize (`resize-window`) is applied synchronously by the command itself.
+// (OSC 2, the pane title `rea-mk-N`) and asks for `#{pane_title}` until it is the marker. tmux
+// parses pane output in order, so every byte before the marker has been parsed. A resize
+// (`resize-window`) is followed by such a marker too.
 //
 // Errors: std::runtime_error when tmux cannot be started or stops answering.
 
@@ -22,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -56,8 +56,7 @@ class TmuxDriver {
     startClient();
     sync();
     for (const char* command :
-         {"refresh-client -f no-output", "set -g status off", "set -g remain-on-exit on",
-          "set-hook -g pane-title-changed 'wait-for -S rea-mk'"}) {
+         {"refresh-client -f no-output", "set -g status off", "set -g remain-on-exit on"}) {
       run(command);
     }
     run("set -g history-limit " + std::to_string(historyLimit));
@@ -114,16 +113,24 @@ class TmuxDriver {
     std::string data(bytes);
     data += "\x1b]2;" + marker + "\x07";
     writeAll(fifoFd, data);
+    // Ask until the title is the marker. Each answer is a round trip through the server's event
+    // loop, which reads and parses the pane's output in between; no sleep, no guessing. (tmux's
+    // wait-for cannot be used: a second signal to a channel nobody waits on cancels the first,
+    // so a title the transcript sets itself could make the marker's signal vanish.)
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (true) {
-      run("wait-for rea-mk");
       std::vector<std::string> title = run("display -p -t " + window + " '#{pane_title}'");
       if (title.size() == 1 && title[0] == marker) return;
+      if (std::chrono::steady_clock::now() > deadline) {
+        throw std::runtime_error("tmux did not parse the output within 60 s");
+      }
     }
   }
 
   void resize(int columns, int rows) {
     run("resize-window -t " + window + " -x " + std::to_string(columns) + " -y " +
         std::to_string(rows));
+    feed("");  // a round trip through the server loop, where tmux 3.3 finishes pane resizes
   }
 
   TmuxScreen capture() {
