@@ -16,6 +16,8 @@ TEST=(
   # what the tests and benchmarks call
   util-linux bsdutils procps coreutils curl python3 python3-jsonschema iproute2 hyperfine time
   asciinema groff-base man-db chromium
+  # the differential renderer test (tests/unit/render-diff) replays transcripts into tmux
+  tmux
 )
 
 packages=("${BUILD[@]}")

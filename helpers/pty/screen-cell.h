@@ -39,6 +39,7 @@ constexpr uint32_t ATTR_UNDERLINE_SHIFT = 5;  // 2 bits: 0 none, 1 single, 2 dou
 constexpr uint32_t ATTR_UNDERLINE_MASK = 3u << ATTR_UNDERLINE_SHIFT;
 constexpr uint32_t ATTR_FONT_SHIFT = 7;  // 4 bits: alternative font 0-9 (SGR 10-19)
 constexpr uint32_t ATTR_FONT_MASK = 15u << ATTR_FONT_SHIFT;
+constexpr uint32_t ATTR_OVERLINE = 1u << 11;  // SGR 53 (tracked by the Renderer itself)
 constexpr uint32_t PEN_ATTR_MASK = 0xffff;
 constexpr uint32_t CELL_WIDE = 1u << 16;        // left half of a two-column glyph
 constexpr uint32_t CELL_PROTECTED = 1u << 17;   // DECSCA: selective erase skips it
@@ -98,9 +99,11 @@ struct Row {
   std::vector<Cell> cells;  // leftmost cells; the rest of the row is empty with the default pen
   std::string encoded;      // cache for the serializer (valid only while encodedValid)
   bool encodedValid = false;
+  bool continued = false;  // the line goes on in the next row (autowrap): reflow joins them
 
   void reset() {
     cells.clear();
+    continued = false;
     encoded.clear();
     encodedValid = false;
   }

@@ -186,24 +186,27 @@ void ScreenModel::resizeRows(Buffer& buffer, int newRows, bool fromScrollback, i
   if (popped != nullptr) *popped = back;
 }
 
-int ScreenModel::resize(int columns, int rows, int cursorRow) {
+void ScreenModel::markContinued(int row) {
+  if (row >= 0 && row < height) rowOf(*active, row).continued = true;
+}
+
+int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
   int delta = 0;
   bool onNormal = active == &normal;
-  if (onNormal && rows < height) {
-    // Rows below the new bottom that hold no text (and not the cursor) are simply dropped; if
-    // that is not enough, the top rows scroll into scrollback (libvterm 0.1.4's rule).
-    int firstBlank = rows;
-    for (int row = height - 1; row >= rows; row--) {
-      if (!rowOf(normal, row).isBlank() || row == cursorRow) {
-        firstBlank = row + 1;
-        break;
-      }
-    }
-    if (firstBlank > rows) {
-      scrollRows(0, height, firstBlank - rows);
-      // libvterm's screen layer lets this push the cursor above row 0 (its state layer then
-      // indexes row -1); the cursor stays on the top row instead.
-      delta -= std::min(firstBlank - rows, std::max(cursorRow, 0));
+  if (onNormal && cursorCol != nullptr && columns != cols) {
+    int moved = reflow(columns, cursorRow, cursorCol);
+    delta += moved;
+    cursorRow += moved;
+  }
+  if (rows < height) {
+    // Anchored at the cursor, as xterm.js and tmux do: the rows below the cursor go first
+    // (whatever they hold), then rows from the top, into scrollback on the normal buffer and
+    // dropped on the alternate one, so the cursor stays on screen on its own line.
+    int below = std::max(height - 1 - std::max(cursorRow, 0), 0);
+    int fromTop = height - rows - std::min(below, height - rows);
+    if (fromTop > 0) {
+      scrollRows(0, height, fromTop);
+      delta -= std::min(fromTop, std::max(cursorRow, 0));
     }
   }
   if (columns < cols) {

@@ -5,7 +5,8 @@
 // (scrollback ring + visible rows), the alternate buffer (visible rows, no scrollback), the
 // current pen and the combining-character clusters.
 //
-// Semantics follow libvterm 0.1.4's own screen layer (our oracle in the tests), with two
+// Semantics follow libvterm 0.1.4's own screen layer (our oracle in the tests), except for
+// resizes (reflow, shrinking at the cursor: issue 24, checked against tmux) and these
 // deliberate differences: a wide glyph is never left in half (the other half is emptied, as
 // xterm does), a glyph keeps at most MAX_CLUSTER code points, and cells that a resize adds are
 // empty with the default pen (libvterm gives them the current pen).
@@ -75,14 +76,21 @@ class ScreenModel {
   void setAlternate(bool on);
   // Switches the active buffer (libvterm erases the alternate one right after switching to it).
 
-  int resize(int columns, int rows, int cursorRow);
-  // Resizes both buffers like libvterm 0.1.4's screen layer: when the normal buffer is active
-  // and loses rows, rows below the cursor that hold no text are dropped first and then rows go
-  // from the top into scrollback; when it gains rows, rows come back from scrollback. Narrower
-  // columns truncate every row (also scrollback). Returns how far the cursor row must move
-  // (libvterm's resize delta), never above the top row: libvterm's screen layer would move it
-  // to row -1 when text below the cursor scrolls it off, and its state layer then writes out of
-  // bounds.
+  int resize(int columns, int rows, int cursorRow, int* cursorCol = nullptr);
+  // Resizes both buffers. When the active buffer loses rows, the rows below the cursor are
+  // dropped first (whatever they hold), then rows go from the top (into scrollback on the normal
+  // buffer, dropped on the alternate one), so the cursor stays on screen (xterm.js and tmux;
+  // libvterm 0.1.4 dropped only blank rows and scrolled the cursor away). When the normal buffer
+  // gains rows, rows come back from scrollback. Narrower columns truncate every row that was not
+  // reflowed (also scrollback). Returns how far the cursor row must move (libvterm's resize
+  // delta), never above the top row.
+  // With `cursorCol` and the normal buffer active, a change of columns first reflows the normal
+  // buffer (screen-reflow.c++), as xterm.js and tmux do: rows joined by autowrap (Row::continued)
+  // are one line, rewrapped at the new width; *cursorCol is then updated in place and the
+  // returned row delta includes the cursor's move.
+
+  void markContinued(int row);
+  // The visible row `row` wrapped into the next one (the Renderer saw autowrap carry a glyph on).
 
   void clearScrollback();
   // ED 3 (ESC[3J), which xterm supports and libvterm 0.1.4 ignores.
@@ -130,6 +138,7 @@ class ScreenModel {
   void scrollRows(int startRow, int endRow, int downward);
   void resizeRows(Buffer& buffer, int newRows, bool fromScrollback, int* popped);
   void compactClusters();
+  int reflow(int columns, int cursorRow, int* cursorCol);
 };
 
 }  // namespace rea::helper

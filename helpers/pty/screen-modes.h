@@ -46,6 +46,9 @@ class TerminalModes {
   // True if appendRegion() emits anything or origin mode is set.
 
   bool origin() const { return (decModes & bit(DEC_ORIGIN)) != 0; }
+  bool autowrap() const { return (decModes & bit(DEC_AUTOWRAP)) != 0; }
+  bool insertMode() const { return insert; }
+  bool protecting() const { return protectedPen; }  // DECSCA: new glyphs are protected
   bool leftRightMargins() const { return (decModes & bit(DEC_MARGINS)) != 0; }
   int regionTop() const { return top; }
   int regionLeft() const { return leftRightMargins() ? left : 0; }

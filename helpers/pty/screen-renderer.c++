@@ -4,10 +4,12 @@
 #include "helpers/pty/screen-modes.h"
 #include "helpers/pty/screen-scanner.h"
 #include "helpers/pty/screen-serializer.h"
+#include "helpers/pty/screen-widths.h"
 
 #include <vterm.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -62,6 +64,24 @@ struct Renderer::Impl final : private ControlSink {
   CursorPosition normalCursor{0, 0};  // the normal buffer's cursor when the alternate was entered
   CursorPosition lastCursor{0, 0};    // the cursor when emulation stopped
 
+  // A glyph reached the right edge with autowrap on and the cursor has not moved since: libvterm
+  // keeps the cursor on that glyph with a wrap pending (private to it); xterm.js and tmux report
+  // the column past the edge then (B §6.11 follows xterm.js).
+  bool wrapPending = false;
+  CursorPosition pendingAt{-1, -1};
+  CursorPosition lastGlyphAt{-1, -1};
+  CursorPosition nextAt{-1, -1};  // just past the last glyph; `flowing` while the cursor is there
+  bool flowing = false;
+
+  // A character whose width libvterm gets wrong goes to libvterm as a stand-in of the right width
+  // (screen-widths.h); its putglyph (and a later one at the same place, when a combining mark
+  // joins it) writes the real character. `fresh` while its own write is under way.
+  uint32_t standIn = 0;
+  uint32_t standInFor = 0;
+  bool standInFresh = false;
+  CursorPosition standInAt{-1, -1};
+  std::string carry;  // the start of a 3- or 4-byte UTF-8 character split across chunks
+
   // The chunk being fed, so a sequence found by the scanner can cut it (onSequence).
   std::string_view chunk;
   size_t fedUpTo = 0;
@@ -89,8 +109,95 @@ struct Renderer::Impl final : private ControlSink {
     return CursorPosition{pos.row, pos.col};
   }
 
-  void write(std::string_view bytes) {
+  void writeRaw(std::string_view bytes) {
+    if (!carry.empty()) {
+      // Bytes of our own (a CAN, a cursor move) go after what the stream had before them.
+      vterm_input_write(vt, carry.data(), carry.size());
+      carry.clear();
+    }
     if (!bytes.empty()) vterm_input_write(vt, bytes.data(), bytes.size());
+  }
+
+  void write(std::string_view bytes) {
+    // Bytes for libvterm. Characters of three or four UTF-8 bytes (the only ones from U+1100 on,
+    // where widths can be wrong or wide) are looked at; everything else goes through unchanged.
+    if (!carry.empty()) {
+      std::string joined = carry + std::string(bytes);
+      carry.clear();
+      writeChecked(joined);
+    } else {
+      writeChecked(bytes);
+    }
+  }
+
+  void writeChecked(std::string_view bytes) {
+    size_t start = 0;
+    size_t i = 0;
+    size_t size = bytes.size();
+    while (i < size) {
+      if (i + 8 <= size) {
+        // Eight bytes at a time while none has its top bit set (ASCII: most output).
+        uint64_t word;
+        memcpy(&word, bytes.data() + i, 8);
+        if ((word & 0x8080808080808080ull) == 0) {
+          i += 8;
+          continue;
+        }
+      }
+      unsigned char lead = static_cast<unsigned char>(bytes[i]);
+      if (lead < 0xe1 || lead > 0xf4) {
+        i++;
+        continue;
+      }
+      size_t length = lead >= 0xf0 ? 4 : 3;
+      if (i + length > size) {
+        // Split across chunks: keep it back so the next chunk sees it whole.
+        bool continuation = true;
+        for (size_t k = i + 1; k < size; k++)
+          continuation = continuation && (static_cast<unsigned char>(bytes[k]) & 0xc0) == 0x80;
+        if (!continuation) break;
+        writeRaw(bytes.substr(start, i - start));
+        carry.assign(bytes.substr(i));
+        return;
+      }
+      uint32_t cp = length == 3 ? lead & 0x0f : lead & 0x07;
+      bool valid = true;
+      for (size_t k = 1; k < length; k++) {
+        unsigned char c = static_cast<unsigned char>(bytes[i + k]);
+        valid = valid && (c & 0xc0) == 0x80;
+        cp = (cp << 6) | (c & 0x3f);
+      }
+      if (!valid) {
+        i++;
+        continue;
+      }
+      int correction = widthCorrection(cp);
+      bool checkWide =
+          !modes.autowrap() && (correction == 2 || (correction == 0 && isWideCodePoint(cp)));
+      if (correction == 0 && !checkWide) {
+        i += length;
+        continue;
+      }
+      writeRaw(bytes.substr(start, i - start));
+      start = i + length;
+      if (checkWide && cursor().col + 2 > model.columns()) {
+        // Autowrap off and no room for a wide character: tmux and xterm drop it (libvterm would
+        // start a new line anyway, moving everything after it a row down).
+        i = start;
+        continue;
+      }
+      if (correction == 0) {
+        writeRaw(bytes.substr(i, length));
+      } else {
+        standIn = correction == 2 ? 0x3000 : 0xfffd;  // libvterm: two columns, one column
+        standInFor = cp;
+        standInFresh = true;
+        writeRaw(correction == 2 ? "\xe3\x80\x80" : "\xef\xbf\xbd");
+        standInFresh = false;
+      }
+      i = start;
+    }
+    writeRaw(bytes.substr(start));
   }
 
   void feed(std::string_view bytes) {
@@ -113,7 +220,24 @@ struct Renderer::Impl final : private ControlSink {
       if (answerQuery(sequence, row, col, reply)) replies.push_back(std::move(reply));
       return;
     }
+    if (changesWriteModes(sequence)) {
+      // Autowrap and insert mode decide how write() and onPutGlyph treat the text before this
+      // sequence: let libvterm have that text (and the sequence) first.
+      writeUpTo(end);
+    }
     modes.apply(sequence);
+    applyOverline(sequence, end);
+    if (sequence.csi && sequence.leader == '?' && sequence.intermediateCount == 0 &&
+        (sequence.final == 'h' || sequence.final == 'l')) {
+      for (int i = 0; i < sequence.paramCount; i++) {
+        if (sequence.params[i] == 47) {
+          // ?47 (the alternate screen without clearing it), which libvterm 0.1.4 ignores: the
+          // same as ?1047 here.
+          writeUpTo(end);
+          writeRaw(sequence.final == 'h' ? "\x1b[?1047h" : "\x1b[?1047l");
+        }
+      }
+    }
     if (sequence.csi && sequence.plain() && sequence.final == 'J' && sequence.param(0, 0) == 3) {
       // ED 3: libvterm 0.1.4 ignores it; xterm clears the scrollback. Apply it at its place in
       // the stream: everything before it must reach libvterm first.
@@ -126,9 +250,51 @@ struct Renderer::Impl final : private ControlSink {
       writeUpTo(end);
       CursorPosition pos = cursor();
       if (pos.row >= model.rows() || pos.col >= model.columns()) {
-        write(clampedCursorMove(pos));
+        writeRaw(clampedCursorMove(pos));
       }
     }
+  }
+
+  static bool changesWriteModes(const ControlSequence& sequence) {
+    if (!sequence.csi) return sequence.intermediateCount == 0 && sequence.final == 'c';  // RIS
+    if (sequence.intermediateCount == 0 && (sequence.final == 'h' || sequence.final == 'l')) {
+      return sequence.leader == 0 || sequence.leader == '?';
+    }
+    return sequence.final == 'p' && sequence.hasIntermediate('!');  // DECSTR
+  }
+
+  void applyOverline(const ControlSequence& sequence, size_t end) {
+    // SGR 53/55 (overline on/off), which libvterm 0.1.4 does not know; the pen is ours.
+    if (!sequence.csi || !sequence.plain() || sequence.final != 'm') return;
+    bool on = (model.pen().attrs & ATTR_OVERLINE) != 0;
+    int change = -1;  // -1 none, 0 off, 1 on
+    for (int i = 0; i < sequence.paramCount; i++) {
+      int value = sequence.params[i];
+      if (value == 38 || value == 48 || value == 58) {
+        int mode = i + 1 < sequence.paramCount ? sequence.params[i + 1] : -1;
+        i += mode == 5 ? 2 : mode == 2 ? 4 : 0;
+      } else if (value == 53) {
+        change = 1;
+      } else if (value == 55 || ((value == 0 || value == -1) && on)) {
+        change = 0;
+      }
+    }
+    if (sequence.paramCount == 0 && on) change = 0;
+    if (change < 0) return;
+    writeUpTo(end);  // libvterm applies the rest of the SGR (and SGR 0 resets our pen) first
+    Pen& pen = model.pen();
+    pen.attrs = change == 1 ? pen.attrs | ATTR_OVERLINE : pen.attrs & ~ATTR_OVERLINE;
+  }
+
+  bool reportsPendingWrap() const {
+    CursorPosition pos = cursor();
+    return wrapPending && pos.row == pendingAt.row && pos.col == pendingAt.col;
+  }
+
+  CursorPosition reportedCursor() const {
+    CursorPosition pos = cursor();
+    if (reportsPendingWrap()) pos.col = model.columns();
+    return pos;
   }
 
   void onOverlongSequence(size_t at) override {
@@ -138,7 +304,7 @@ struct Renderer::Impl final : private ControlSink {
     // program's output.
     if (!emulating) return;
     writeUpTo(at);
-    write("\x18");
+    writeRaw("\x18");
     dropping = true;
   }
 
@@ -165,7 +331,52 @@ struct Renderer::Impl final : private ControlSink {
   static Impl& self(void* user) { return *static_cast<Impl*>(user); }
 
   static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
-    self(user).model.putGlyph(info->chars, info->width, pos.row, pos.col, info->protected_cell);
+    Impl& impl = self(user);
+    const uint32_t* chars = info->chars;
+    uint32_t mapped[ScreenModel::MAX_CLUSTER + 1];
+    if (impl.standIn != 0) {
+      bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
+      if (chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
+        size_t n = 0;
+        for (; n < ScreenModel::MAX_CLUSTER && chars[n] != 0; n++)
+          mapped[n] = chars[n];
+        mapped[n] = 0;
+        mapped[0] = impl.standInFor;
+        chars = mapped;
+        impl.standInAt = {pos.row, pos.col};
+      } else if (!samePlace) {
+        impl.standInAt = {-1, -1};
+      }
+    }
+    bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
+                 info->chars[1] != 0;  // a combining mark joined the previous glyph
+    if (pos.col == 0 && !again && pos.row > 0) {
+      // Autowrap carried this glyph on from the row above (after a wrap pending at the edge, or
+      // a wide glyph that did not fit in the last column): reflow joins the two rows.
+      bool fromPending =
+          impl.wrapPending && (pos.row == impl.pendingAt.row + 1 || pos.row == impl.pendingAt.row);
+      bool didNotFit = impl.flowing && info->width == 2 &&
+                       impl.nextAt.col == impl.model.columns() - 1 &&
+                       (pos.row == impl.nextAt.row + 1 || pos.row == impl.nextAt.row);
+      if (fromPending || didNotFit) impl.model.markContinued(pos.row - 1);
+    }
+    if (info->width == 2 && impl.modes.insertMode() && !again) {
+      // libvterm's insert mode makes room for one column whatever the glyph's width.
+      impl.model.scrollRect(ScreenRect{pos.row, pos.row + 1, pos.col, impl.model.columns()}, 0, -1);
+    }
+    impl.model.putGlyph(chars, info->width, pos.row, pos.col, info->protected_cell);
+    impl.lastGlyphAt = {pos.row, pos.col};
+    impl.nextAt = {pos.row, pos.col + info->width};
+    impl.flowing = true;
+    impl.wrapPending = impl.modes.autowrap() && pos.col + info->width >= impl.model.columns();
+    impl.pendingAt = {pos.row, pos.col};
+    return 1;
+  }
+
+  static int onMoveCursor(VTermPos pos, VTermPos, int, void* user) {
+    Impl& impl = self(user);
+    if (pos.row != impl.pendingAt.row || pos.col != impl.pendingAt.col) impl.wrapPending = false;
+    if (pos.row != impl.nextAt.row || pos.col != impl.nextAt.col) impl.flowing = false;
     return 1;
   }
 
@@ -238,8 +449,19 @@ struct Renderer::Impl final : private ControlSink {
 
   static int onResize(int rows, int columns, VTermPos* delta, void* user) {
     Impl& impl = self(user);
-    // libvterm moves its cursor by `delta` after this returns; it has not moved it yet.
-    delta->row += impl.model.resize(columns, rows, impl.cursor().row);
+    // libvterm moves its cursor by `delta` after this returns; it has not moved it yet. Before
+    // that, it cancels a pending wrap where the new width leaves room, moving the cursor one
+    // column right.
+    CursorPosition pos = impl.cursor();
+    if (columns == impl.model.columns()) {
+      delta->row += impl.model.resize(columns, rows, pos.row);
+      return 1;
+    }
+    bool pending = impl.reportsPendingWrap();
+    int col = pending ? impl.model.columns() : pos.col;  // where the next glyph would go
+    delta->row += impl.model.resize(columns, rows, pos.row, &col);
+    int adjusted = pos.col + (pending && pos.col < columns - 1 ? 1 : 0);
+    delta->col += col - adjusted;
     return 1;
   }
 
@@ -259,6 +481,7 @@ struct Renderer::Impl final : private ControlSink {
 const VTermStateCallbacks Renderer::Impl::CALLBACKS = [] {
   VTermStateCallbacks callbacks{};
   callbacks.putglyph = &Impl::onPutGlyph;
+  callbacks.movecursor = &Impl::onMoveCursor;
   callbacks.scrollrect = &Impl::onScrollRect;
   callbacks.moverect = &Impl::onMoveRect;
   callbacks.erase = &Impl::onErase;
@@ -266,7 +489,7 @@ const VTermStateCallbacks Renderer::Impl::CALLBACKS = [] {
   callbacks.setpenattr = &Impl::onSetPenAttr;
   callbacks.settermprop = &Impl::onSetTermProp;
   callbacks.resize = &Impl::onResize;
-  return callbacks;  // movecursor, bell, setlineinfo: nothing to do
+  return callbacks;  // bell, setlineinfo: nothing to do
 }();
 
 const VTermParserCallbacks Renderer::Impl::FALLBACKS = [] {
@@ -301,7 +524,15 @@ void Renderer::resize(int columns, int rows) {
     // bounds. Reset such a region (and such margins) as xterm would on a resize, putting the
     // cursor back where the resize left it.
     bool badRegion = impl->modes.regionTop() >= rows || impl->modes.marginLeft() >= columns;
-    vterm_set_size(impl->vt, rows, columns);
+    bool newWidth = columns != impl->model.columns();
+    bool wasPending = impl->reportsPendingWrap();
+    vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
+    if (newWidth) {
+      // The reflow put the cursor where the next glyph goes; libvterm may still hold the wrap
+      // that was pending (it keeps it where the new width leaves no room): a CUP clears it.
+      if (wasPending) impl->writeRaw(impl->clampedCursorMove(impl->cursor()));
+      impl->wrapPending = false;
+    }
     if (badRegion) {
       CursorPosition cursor = impl->cursor();
       impl->feed("\x1b[r\x1b[s\x1b[" + std::to_string(cursor.row + 1) + ";" +
@@ -317,11 +548,12 @@ void Renderer::resize(int columns, int rows) {
 namespace {
 
 // The frame's size, cursor, buffer and lines; serializedState is left empty.
-RenderedScreen frameWithoutState(const ScreenModel& model, CursorPosition cursor) {
+RenderedScreen frameWithoutState(const ScreenModel& model, CursorPosition cursor,
+                                 int reportedColumn) {
   RenderedScreen frame;
   frame.columns = model.columns();
   frame.rows = model.rows();
-  frame.cursorX = cursor.col;
+  frame.cursorX = reportedColumn;
   frame.cursorY = cursor.row;
   frame.alternate = model.alternate();
   frame.lines = renderLines(model);
@@ -333,9 +565,10 @@ RenderedScreen frameWithoutState(const ScreenModel& model, CursorPosition cursor
 RenderedScreen Renderer::snapshot() {
   ScreenModel& model = impl->model;
   CursorPosition cursor = impl->emulating ? impl->cursor() : impl->lastCursor;
-  RenderedScreen frame = frameWithoutState(model, cursor);
-  serializeScreen(model, impl->modes, cursor, impl->normalCursor,
-                  std::numeric_limits<size_t>::max(), frame.serializedState);
+  int column = impl->emulating ? impl->reportedCursor().col : cursor.col;
+  RenderedScreen frame = frameWithoutState(model, cursor, column);
+  serializeScreen(model, impl->modes, cursor, impl->emulating && impl->reportsPendingWrap(),
+                  impl->normalCursor, std::numeric_limits<size_t>::max(), frame.serializedState);
   return frame;
 }
 
@@ -350,12 +583,12 @@ std::optional<RenderedScreen> Renderer::capture(RenderBudget& budget) {
     return std::nullopt;
   }
   CursorPosition cursor = impl->cursor();
-  RenderedScreen frame = frameWithoutState(model, cursor);
+  RenderedScreen frame = frameWithoutState(model, cursor, impl->reportedCursor().col);
   uint64_t linesCost = frame.cost();
   uint64_t remaining = budget.frameBytesLimit();  // A15: a frame may replace the kept ones
   if (linesCost > remaining ||
-      !serializeScreen(model, impl->modes, cursor, impl->normalCursor, remaining - linesCost,
-                       frame.serializedState) ||
+      !serializeScreen(model, impl->modes, cursor, impl->reportsPendingWrap(), impl->normalCursor,
+                       remaining - linesCost, frame.serializedState) ||
       !budget.admit(frame.cost())) {
     budget.drop();
     return std::nullopt;

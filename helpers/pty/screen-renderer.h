@@ -61,8 +61,8 @@ class Renderer {
   // Parses raw PTY output. Answers to queries in it become available from takeReplies().
 
   void resize(int columns, int rows);
-  // Resizes the emulator (a dispatched resize). Rows leaving or entering at the bottom follow
-  // libvterm 0.1.4 (see ScreenModel::resize); columns are cut or added on the right.
+  // Resizes the emulator (a dispatched resize): a change of columns reflows the normal buffer's
+  // wrapped lines, fewer rows drop those below the cursor first (see ScreenModel::resize).
 
   RenderedScreen snapshot();
   // The current frame, unconditionally (tests, debugging). After the budget ran out it shows

@@ -187,6 +187,7 @@ void appendPen(std::string& out, const Pen& pen) {
   if (attrs & ATTR_BLINK) out += ";5";
   if (attrs & ATTR_REVERSE) out += ";7";
   if (attrs & ATTR_STRIKE) out += ";9";
+  if (attrs & ATTR_OVERLINE) out += ";53";
   uint32_t font = (attrs & ATTR_FONT_MASK) >> ATTR_FONT_SHIFT;
   if (font != 0) {
     out.push_back(';');
@@ -230,7 +231,8 @@ std::vector<std::string> renderLines(const ScreenModel& model) {
 }
 
 bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosition cursor,
-                     CursorPosition normalCursor, size_t limit, std::string& out) {
+                     bool wrapPending, CursorPosition normalCursor, size_t limit,
+                     std::string& out) {
   size_t scrollback = model.scrollbackSize();
   const ClusterTable& clusters = model.clusters();
 
@@ -269,6 +271,19 @@ bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosit
   } else {
     modes.appendOtherModes(tail);
     appendMoves(tail, at, cursor);
+  }
+  // Where the rows left the copy's cursor on that very glyph, its wrap is pending already.
+  bool moved = modes.usesAbsoluteCursor() || at.row != cursor.row || at.col != cursor.col;
+  if (wrapPending && moved && !modes.origin()) {
+    const Cell& cell = model.visibleRow(cursor.row).at(cursor.col);
+    bool cellProtected = (cell.pen.attrs & CELL_PROTECTED) != 0;
+    if (!cell.isEmpty() && !cell.isSpacer() && !cell.isZeroWidth() &&
+        cellProtected == modes.protecting()) {
+      // Writing the glyph at the edge again leaves the copy's wrap pending too.
+      if (cell.pen != model.pen()) appendPen(tail, cell.pen);
+      appendCellText(tail, cell.ch, clusters);
+      if (cell.pen != model.pen()) appendPen(tail, model.pen());
+    }
   }
 
   size_t total = tail.size();

@@ -14,10 +14,10 @@
 //      every visible row is written (so exactly the scrollback rows scroll off again); without
 //      scrollback, trailing rows that encode to nothing are left out.
 //      A row: left to right, each glyph in UTF-8, preceded by `ESC[0;…m` (the complete pen:
-//      1 bold, 3 italic, 4/21/4:3 underline single/double/curly, 5 blink, 7 reverse, 9 strike,
-//      10+n font, 30–37/90–97/38;5;n/38;2;r;g;b foreground, same with 40/100/48 background)
-//      whenever it differs from the previous cell's, and by `ESC[1"q` / `ESC[0"q` where the
-//      DECSCA protection changes; a run of n empty cells is `ESC[nC`, preceded by the run's pen
+//      1 bold, 3 italic, 4/21/4:3 underline single/double/curly, 5 blink, 7 reverse, 9 strike, 53
+//      overline, 10+n font, 30–37/90–97/38;5;n/38;2;r;g;b foreground, same with 40/100/48
+//      background) whenever it differs from the previous cell's, and by `ESC[1"q` / `ESC[0"q` where
+//      the DECSCA protection changes; a run of n empty cells is `ESC[nC`, preceded by the run's pen
 //      and `ESC[nX` if that pen is not the default, and left out at the end of the row when its
 //      pen is the default; a combining mark that libvterm printed on its own (width 0) is
 //      written as a space, `ESC[nG` back to its column, the mark, then `ESC[1C` if more follows;
@@ -39,9 +39,13 @@
 //      `ESC[?6h` `ESC 8` (libvterm keeps such a position only until the next CSI).
 // On an 80×24 screen after `prompt> ` this is exactly `prompt> `; after `prompt> ` +
 // `input:answer unicode:雪` CR LF it is that text then `ESC[1B` `ESC[31D` (B §6.11's examples).
-// Not reproduced: a pending wrap at the right margin (a cursor in the last column is restored
-// there), the saved cursor, tab stops, character sets, the title; on a one-column screen, the
-// rows (every glyph leaves a wrap pending in column 0 there, and a wide glyph starts a new row).
+//   6. If a wrap is pending (the cursor waits past a glyph at the right edge: `wrapPending`, with
+//      `cursor` on that glyph), origin mode is off and the glyph's DECSCA protection is the
+//      current one: the glyph again, in its pen (then the current pen), which leaves the wrap
+//      pending once more.
+// Not reproduced: a pending wrap otherwise, the saved cursor, tab stops, character sets, the title;
+// on a one-column screen, the rows (every glyph leaves a wrap pending in column 0 there, and a wide
+// glyph starts a new row).
 //
 // Errors: none.
 
@@ -63,7 +67,7 @@ std::vector<std::string> renderLines(const ScreenModel& model);
 // B §6.11 `lines` of the active buffer.
 
 bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosition cursor,
-                     CursorPosition normalCursor, size_t limit, std::string& out);
+                     bool wrapPending, CursorPosition normalCursor, size_t limit, std::string& out);
 // Writes serialized_state to `out` and returns true, or returns false (leaving `out`
 // unspecified) without assembling it if it would take more than `limit` bytes. `normalCursor` is
 // the normal buffer's cursor when the alternate buffer was entered (used only while it is

@@ -18,6 +18,11 @@
 // - When a scroll moves a whole region at the top, we send its rows to scrollback (as xterm
 //   does) where libvterm drops them: screens and top regions have at least 3 rows, scrolls move
 //   at most 2.
+// - Issue 24 (the differential test against tmux, tests/unit/render-diff): insert mode makes
+//   room for two columns before a wide glyph, where libvterm makes room for one: the wide-glyph
+//   streams do not use insert mode; a shrink drops the rows below the cursor first whatever they
+//   hold: such shrinks are left out; a wrap pending at the right edge is reported past it; a
+//   change of columns reflows the lines: resizes here keep the columns.
 // - The Renderer works around libvterm 0.1.4 state-layer bugs (a scroll region whose top row a
 //   resize removed, a saved cursor a resize left off the screen, both make it write out of
 //   bounds); the oracle applies the same workarounds with the same mode tracking, or its heap
@@ -99,9 +104,16 @@ class Oracle : private ControlSink {
   bool canResize(int rows) const {
     // libvterm's screen layer moves the cursor to a negative row (and its state layer then
     // writes out of bounds) when shrinking scrolls the cursor's own row off the top; the
-    // Renderer keeps the cursor on row 0. Such resizes are left out of the comparison.
-    if (alternate || rows >= height) return true;
+    // Renderer keeps the cursor on row 0. Such resizes are left out of the comparison. So are
+    // shrinks that would drop text below the cursor, or any shrink of the alternate screen: the
+    // Renderer anchors a shrink at the cursor like xterm.js and tmux (issue 24; the differential
+    // test against tmux covers them), libvterm keeps such rows and scrolls instead.
+    if (rows >= height) return true;
+    if (alternate) return false;
     VTermPos pos = cursor();
+    for (int row = pos.row + 1; row < height; row++) {
+      if (!vterm_screen_is_eol(screen, VTermPos{row, 0})) return false;
+    }
     int firstBlank = rows;
     for (int row = height - 1; row >= rows; row--) {
       if (!vterm_screen_is_eol(screen, VTermPos{row, 0}) || row == pos.row) {
@@ -322,7 +334,8 @@ std::string randomToken(std::mt19937& random, int columns, int rows, Feature fea
                      : "\x1b"
                        "8";
     case 28:
-      return csi(pick(2) ? "4h" : "4l");
+      // Insert mode with wide glyphs: libvterm makes room for one column, the Renderer for two.
+      return csi(pick(2) && feature != Feature::WIDE_GLYPHS ? "4h" : "4l");
     case 29:
       return csi(pick(3) ? "?7h" : "?7l");
     case 30:
@@ -360,7 +373,12 @@ void expectSameScreen(Renderer& renderer, Oracle& oracle, const std::string& his
   VTermPos cursor = oracle.cursor();
   ASSERT_EQ(frame.lines, oracle.lines()) << "after: " << escaped(history);
   ASSERT_EQ(frame.cursorY, cursor.row) << "after: " << escaped(history);
-  ASSERT_EQ(frame.cursorX, cursor.col) << "after: " << escaped(history);
+  // A wrap pending after a glyph at the right edge is reported past it (xterm.js); libvterm
+  // keeps its cursor on that glyph.
+  bool pendingWrap = frame.cursorX == frame.columns && cursor.col >= frame.columns - 2;
+  if (!pendingWrap) {
+    ASSERT_EQ(frame.cursorX, cursor.col) << "after: " << escaped(history);
+  }
   ASSERT_EQ(frame.alternate, oracle.alternate) << "after: " << escaped(history);
 }
 
@@ -386,6 +404,9 @@ TEST(ScreenOracle, AgreesWithLibvtermsScreenLayerOnRandomStreams) {
         int newColumns = 1 + static_cast<int>(random() % 16);
         int newRows = 3 + static_cast<int>(random() % 6);
         if (!oracle.canResize(newRows)) continue;
+        // libvterm 0.1.4 does not reflow; the Renderer does (issue 24, covered by the
+        // differential test against tmux): only the rows change here.
+        newColumns = columns;
         columns = newColumns;
         rows = newRows;
         renderer.resize(columns, rows);

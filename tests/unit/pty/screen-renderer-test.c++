@@ -168,12 +168,14 @@ TEST(ScreenRenderer, ResizesToMoreAndFewerColumns) {
   renderer.feed("abcdef\r\n\xe9\x9b\xaa\xe9\x9b\xaa\xe9\x9b\xaa");
   renderer.resize(3, 2);
   RenderedScreen narrow = renderer.snapshot();
-  // The second 雪 is cut in half by the new width, so it is emptied.
-  EXPECT_THAT(narrow.lines, ElementsAre("abc", "\xe9\x9b\xaa  "));
+  // Reflowed (issue 24): each line is rewrapped at three columns, one 雪 a row (a wide glyph
+  // does not straddle the edge); the rows above the last two are scrollback now.
+  EXPECT_THAT(narrow.lines, ElementsAre("\xe9\x9b\xaa  ", "\xe9\x9b\xaa  "));
   EXPECT_EQ(narrow.columns, 3);
   EXPECT_EQ(narrow.cursorX, 2);
   renderer.resize(8, 2);
-  EXPECT_THAT(renderer.snapshot().lines, ElementsAre("abc     ", "\xe9\x9b\xaa       "));
+  EXPECT_THAT(renderer.snapshot().lines,
+              ElementsAre("abcdef  ", "\xe9\x9b\xaa\xe9\x9b\xaa\xe9\x9b\xaa     "));
 }
 
 TEST(ScreenRenderer, ResizesToFewerRowsThroughScrollbackAndBack) {

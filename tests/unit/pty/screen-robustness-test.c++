@@ -35,7 +35,7 @@ void expectSaneFrame(const RenderedScreen& frame, int columns, int rows) {
   ASSERT_EQ(frame.columns, columns);
   ASSERT_EQ(frame.rows, rows);
   ASSERT_GE(frame.cursorX, 0);
-  ASSERT_LT(frame.cursorX, columns);
+  ASSERT_LE(frame.cursorX, columns);  // columns: a wrap is pending (xterm.js)
   ASSERT_GE(frame.cursorY, 0);
   ASSERT_LT(frame.cursorY, rows);
   ASSERT_EQ(frame.lines.size(), static_cast<size_t>(rows));
@@ -103,13 +103,15 @@ TEST(ScreenRobustness, ResetsAScrollRegionWhoseTopARowShrinkRemoved) {
 }
 
 TEST(ScreenRobustness, KeepsTheCursorOnTheTopRowWhenAShrinkScrollsItsRowAway) {
-  // libvterm's resize rule would move the cursor to row -1 here.
+  // libvterm's resize rule would move the cursor to row -1 here. The rows below the cursor go
+  // first (xterm.js, tmux), so the cursor stays on the top row.
   Renderer renderer(5, 4, 10);
-  renderer.feed("\x1b[4;1Hlast\x1b[1;1H");
+  renderer.feed("\x1b[4;1Hlast\x1b[1;1Hfirst\x1b[1;1H");
   renderer.resize(5, 2);
   RenderedScreen frame = renderer.snapshot();
   EXPECT_EQ(frame.cursorY, 0);
-  EXPECT_EQ(frame.lines[1], "last ");
+  EXPECT_EQ(frame.lines[0], "first");
+  EXPECT_EQ(frame.lines[1], "     ");
 }
 
 TEST(ScreenRobustness, CutsACsiWithMoreParametersThanLibvtermHoldsAndKeepsWhatFollows) {
