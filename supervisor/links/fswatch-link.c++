@@ -19,11 +19,11 @@ const uint64_t FSWATCH_READER_LIMIT_WORDS =
 
 }  // namespace
 
-class FswatchLink::Impl final : public HelperLink {
+class FswatchLink::Impl final : public LinkRecord<std::optional<HelperFault>>, public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::vector<std::string> roots, FswatchLimits limits,
        std::string helperDirectory, kj::Duration deadline)
-      : HelperLink(io, "fswatch", kj::mv(helperDirectory), {fault}),
+      : HelperLink(io, "fswatch", kj::mv(helperDirectory), {record}),
         roots(kj::mv(roots)),
         limits(limits),
         deadline(deadline) {
@@ -65,8 +65,6 @@ class FswatchLink::Impl final : public HelperLink {
     queue = kj::READY_NOW;
     return done;
   }
-
-  std::optional<HelperFault> fault;
 
   kj::Maybe<pid_t> pid() const {
     KJ_IF_MAYBE (p, process()) {
@@ -123,7 +121,7 @@ class FswatchLink::Impl final : public HelperLink {
   }
 
   kj::Promise<FswatchOutcome> takeOne(bool final) {
-    if (fault || finished) return lostOutcome();
+    if (faulted() || finished) return lostOutcome();
     KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { ensureHelper(); })) {
       lose(std::string("the fswatch helper could not be started: ") + e->getDescription().cStr(),
            true);
@@ -183,7 +181,7 @@ kj::Promise<void> FswatchLink::finish() {
 }
 
 kj::Maybe<const HelperFault&> FswatchLink::fault() const {
-  if (impl->fault) return *impl->fault;
+  if (impl->record) return *impl->record;  // the fswatch link's record is its fault
   return nullptr;
 }
 

@@ -42,12 +42,19 @@ using helper::bytesOf;  // the links fill Data fields from std::string
 kj::ForkedPromise<void> newSignal(kj::Own<kj::PromiseFulfiller<void>>& fulfiller);
 // A one-shot event: sets `fulfiller`, returns the promise that resolves when it is fulfilled.
 
+template <typename T>
+struct LinkRecord {
+  // A link's record, held in a base class that each link's Impl lists before HelperLink: bases
+  // are made in the order listed, so the record exists before HelperLink keeps references into
+  // it (HelperLink::Record) and outlives HelperLink's destructor.
+  T record;
+};
+
 class HelperLink : private kj::TaskSet::ErrorHandler {
  public:
   struct Record {
-    // Where the link writes what it learns about its helper: fields of the link's own record, a
-    // member of the derived Impl (made after the HelperLink and destroyed before it; nothing
-    // here touches it outside that span).
+    // Where the link writes what it learns about its helper: fields of the link's own record
+    // (a LinkRecord base of the derived Impl, made before HelperLink and destroyed after it).
     std::optional<HelperFault>& fault;
     const bool* streamDone = nullptr;  // the helper ended its stream with done(); null: no stream
     std::optional<HelperEnd>* helperEnd = nullptr;  // how the process ended; null: not recorded
@@ -107,8 +114,8 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   // The server end of the helper's event stream (Interface = schema::PtySink, ...): while the link
   // has no fault, push() and done() go to the stream's checks (`check.push(readParams, nowNs,
   // record)`, `check.done(readParams, record)`: *-batch.h), which return the broken rule (nullptr
-  // when none): a broken rule is a violation(). Detached on a loss or shutdown; dropped by the helper
-  // without done(), it is a violation after a grace. Call once, before sending it.
+  // when none): a broken rule is a violation(). Detached on a loss or shutdown; dropped by the
+  // helper without done(), it is a violation after a grace. Call once, before sending it.
 
   void streamOwed(bool owed) { owesStream = owed; }
   // Whether the helper owes its event stream: an end before done() is then a loss ("the shim

@@ -113,7 +113,7 @@ void fillConfig(const PtyLaunch& launch, schema::PtyConfig::Builder config) {
 }
 }  // namespace
 
-class PtyLink::Impl final : public HelperLink {
+class PtyLink::Impl final : public LinkRecord<PtyRecord>, public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::string helperDirectory, kj::Maybe<PtyObserver&> observer)
       : HelperLink(io, "pty", kj::mv(helperDirectory),
@@ -127,8 +127,6 @@ class PtyLink::Impl final : public HelperLink {
   kj::Promise<std::optional<PtyExit>> whenExited();
   kj::Promise<void> finish(kj::Duration deadline);
   bool finished() const { return shutDownDone; }
-
-  PtyRecord record;
 
   // The helper's event stream, as HelperLink::newSink checks it: the stream's own checks, with
   // the observer told and whenExited() resolved as events arrive. Each returns the rule broken.

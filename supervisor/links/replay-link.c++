@@ -43,7 +43,7 @@ void fillConfig(const ReplayLaunch& launch, schema::ReplayConfig::Builder config
 
 }  // namespace
 
-class ReplayLink::Impl final : public HelperLink {
+class ReplayLink::Impl final : public LinkRecord<ReplayRecord>, public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::string helperDirectory)
       : HelperLink(io, "replay", kj::mv(helperDirectory),
@@ -55,7 +55,6 @@ class ReplayLink::Impl final : public HelperLink {
     return finishJob<schema::ReplayJob>(deadline);
   }
 
-  ReplayRecord record;
   pid_t pid() const {
     KJ_IF_MAYBE (p, process()) {
       return p->pid();

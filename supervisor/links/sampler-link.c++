@@ -17,7 +17,7 @@ const kj::Duration SETTLE_MARGIN = 5 * kj::SECONDS;   // beyond settle_ms
 
 }  // namespace
 
-class SamplerLink::Impl final : public HelperLink {
+class SamplerLink::Impl final : public LinkRecord<SamplerRecord>, public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::string helperDirectory)
       : HelperLink(io, "sampler", kj::mv(helperDirectory), {record.fault, &record.streamDone}) {
@@ -29,8 +29,6 @@ class SamplerLink::Impl final : public HelperLink {
   kj::Promise<std::optional<SamplerSettlement>> settle(int64_t settleMs);
   kj::Promise<void> stop();
   kj::Promise<SamplerCleanup> cleanup();
-
-  SamplerRecord record;
 
   struct Leftover {
     std::string cgroupPath;

@@ -37,7 +37,7 @@ void validateLaunch(const ShimLaunch& launch) {
 
 }  // namespace
 
-class ShimLink::Impl final : public HelperLink {
+class ShimLink::Impl final : public LinkRecord<ShimRecord>, public HelperLink {
  public:
   Impl(kj::AsyncIoContext& io, std::string helperDirectory)
       : HelperLink(io, "shim", helperDirectory,
@@ -49,8 +49,6 @@ class ShimLink::Impl final : public HelperLink {
     KJ_REQUIRE(!finishing(), "ShimLink::finish called twice");
     return finishJob<schema::ShimJob>(deadline);
   }
-
-  ShimRecord record;
 
  private:
   std::string clientPath;  // what the shim files run
