@@ -7,7 +7,8 @@
 // paths never share an id: '/' becomes '~'; ASCII letters, digits, '.', '-' and '_' stay; every
 // other byte (including '~' and '%') becomes %XX (upper-case hex); a leading '.' becomes %2E so
 // an id is never a hidden file, "." or "..". So `login/ok.json` is `login~ok`, and
-// `a b.json` is `a%20b`. The mapping is injective: two paths, two ids.
+// `a b.json` is `a%20b`. Two *.json paths never share an id (only `x` and `x.json` do; a batch
+// that names both is refused).
 //
 // Errors: none thrown.
 

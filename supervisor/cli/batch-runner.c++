@@ -1,6 +1,7 @@
 #include "supervisor/cli/batch-runner.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -69,13 +70,18 @@ size_t availableCores() {
   return count > 0 ? static_cast<size_t>(count) : 1;
 }
 
+void blockBatchSignals() {
+  sigset_t set = batchSignals();
+  KJ_SYSCALL(sigprocmask(SIG_BLOCK, &set, nullptr));
+}
+
 bool runCaptureTasks(const std::vector<CaptureTask>& tasks, size_t jobs,
                      const CaptureTaskEvents& events) {
   KJ_REQUIRE(jobs >= 1);
+  blockBatchSignals();
   sigset_t set = batchSignals();
-  KJ_SYSCALL(sigprocmask(SIG_BLOCK, &set, nullptr));
   int fd;
-  KJ_SYSCALL(fd = signalfd(-1, &set, SFD_CLOEXEC), "capture-batch signals");
+  KJ_SYSCALL(fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK), "capture-batch signals");
   KJ_DEFER(close(fd));
 
   pid_t self = getpid();
@@ -83,27 +89,19 @@ bool runCaptureTasks(const std::vector<CaptureTask>& tasks, size_t jobs,
   std::vector<ChildPlan> plans(tasks.size());
   size_t next = 0;
   bool interrupted = false;
-  while ((!interrupted && next < tasks.size()) || !running.empty()) {
-    while (!interrupted && next < tasks.size() && running.size() < jobs) {
-      ChildPlan& plan = plans[next];
-      plan.stdoutFile = tasks[next].stdoutFile;
-      plan.stderrFile = tasks[next].stderrFile;
-      plan.scenarioFile = tasks[next].scenarioFile;
-      running[startChild(plan, self)] = next;
-      if (events.onStart) events.onStart(next);
-      ++next;
-    }
+  for (;;) {
+    // Signals first, so one that arrived before the first child (while the batch was reading
+    // its scenarios) starts none.
     signalfd_siginfo info;
-    ssize_t n = read(fd, &info, sizeof(info));
-    if (n < 0 && errno == EINTR) continue;
-    KJ_ASSERT(n == static_cast<ssize_t>(sizeof(info)), "capture-batch signals", n);
-    if (info.ssi_signo != SIGCHLD) {
+    ssize_t n;
+    while ((n = read(fd, &info, sizeof(info))) == static_cast<ssize_t>(sizeof(info))) {
+      if (info.ssi_signo == SIGCHLD) continue;  // reaped below, whichever child it was
       // Stop: no new capture; each running one cancels and cleans up, then is reaped below.
       interrupted = true;
       for (const auto& child : running)
         kill(child.first, SIGTERM);
-      continue;
     }
+    KJ_ASSERT(n < 0 && (errno == EAGAIN || errno == EINTR), "capture-batch signals", n);
     // SIGCHLD coalesces: reap every child that has ended.
     for (;;) {
       int status;
@@ -115,6 +113,19 @@ bool runCaptureTasks(const std::vector<CaptureTask>& tasks, size_t jobs,
       running.erase(found);
       if (events.onEnd) events.onEnd(task, status, interrupted);
     }
+    while (!interrupted && next < tasks.size() && running.size() < jobs) {
+      ChildPlan& plan = plans[next];
+      plan.stdoutFile = tasks[next].stdoutFile;
+      plan.stderrFile = tasks[next].stderrFile;
+      plan.scenarioFile = tasks[next].scenarioFile;
+      running[startChild(plan, self)] = next;
+      if (events.onStart) events.onStart(next);
+      ++next;
+    }
+    if (running.empty() && (interrupted || next == tasks.size())) break;
+    pollfd wait{fd, POLLIN, 0};
+    int ready = poll(&wait, 1, -1);
+    if (ready < 0 && errno != EINTR) KJ_FAIL_SYSCALL("poll", errno, "capture-batch signals");
   }
   return !interrupted;
 }

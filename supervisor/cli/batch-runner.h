@@ -41,6 +41,11 @@ bool runCaptureTasks(const std::vector<CaptureTask>& tasks, size_t jobs,
 // started get no event; those running were stopped and got onEnd). The signals are blocked in
 // this process from the first call on, so one arriving between two batches is seen by the next.
 
+void blockBatchSignals();
+// Blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD in this process: call first thing, so a signal
+// that arrives while the batch reads its scenarios waits for runCaptureTasks(), which then
+// starts no capture and returns false.
+
 size_t availableCores();
 // The CPUs this process may run on (sched_getaffinity), at least 1.
 

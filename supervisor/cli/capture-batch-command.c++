@@ -187,7 +187,10 @@ int runCaptureBatchCommand(const std::vector<std::string>& args) {
     }
   }
 
+  // Like capture-process (issue 18.5): while the source is read (a list may be a FIFO) a
+  // termination signal ends rea as usual; from here on it stops the batch cleanly instead.
   auto found = findBatchScenarios(line.files[0], outDir);
+  blockBatchSignals();
   if (found.error) return printError(*found.error, result.pretty);
   std::vector<BatchScenario> scenarios = found.scenarios;
   if (shard) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/commitment.h"
+#include "evidence/compare.h"
 #include "evidence/projection.h"
 #include "tests/unit/compare-fixtures.h"
 #include "tests/unit/scenario-test-support.h"
@@ -39,12 +40,15 @@ TEST(BatchCorpus, UnsafeBytesArePercentEncodedSoAnIdIsOneSafeFileName) {
   }
 }
 
-TEST(BatchCorpus, DifferentPathsNeverShareAnId) {
-  // Paths that a naive mapping would merge.
-  std::vector<std::string> paths = {"a/b.json", "a~b.json", "a%7Eb.json", "a_b.json", "a b.json",
-                                    "a.b.json", "a/b",      ".a/b.json",  "%2Ea/b.json"};
+TEST(BatchCorpus, DifferentScenarioFilesNeverShareAnId) {
+  // *.json paths that a naive mapping would merge. (A path without .json and the same path with
+  // it do share one: the batch refuses a list that names both.)
+  std::vector<std::string> paths = {"a/b.json", "a~b.json",      "a%7Eb.json", "a_b.json",
+                                    "a b.json", "a.b.json",      ".a/b.json",  "%2Ea/b.json",
+                                    "A/b.json", "a/b.json.json", "a-b.json"};
   std::set<std::string> seen;
-  for (const auto& path : paths) EXPECT_TRUE(seen.insert(scenarioId(path)).second) << path;
+  for (const auto& path : paths)
+    EXPECT_TRUE(seen.insert(scenarioId(path)).second) << path;
 }
 
 TEST(BatchCorpus, EvidenceMatchesOnlyTheScenarioItWasMadeFrom) {

@@ -25,7 +25,8 @@ ShardDetection detect(const Environment& env) {
 std::vector<std::string> ids(size_t count) {
   std::vector<std::string> out;
   // Listed in an order unlike the sorted one, so the test sees that selection sorts.
-  for (size_t i = count; i-- > 0;) out.push_back("s" + std::to_string(i * 7919 % 1009));
+  for (size_t i = count; i-- > 0;)
+    out.push_back("s" + std::to_string(i * 7919 % 1009));
   return out;
 }
 
@@ -92,9 +93,9 @@ TEST(BatchShard, DetectsTheGenericAndTestRunnerConventions) {
   EXPECT_EQ(runner.shard, (Shard{1, 3}));
   EXPECT_EQ(runner.source, "TEST_SHARD_INDEX");
   // The generic form wins over the others.
-  EXPECT_EQ(detect({{"REA_SHARD", "0/2"}, {"TEST_SHARD_INDEX", "1"}, {"TEST_TOTAL_SHARDS", "3"}})
-                .shard,
-            (Shard{0, 2}));
+  EXPECT_EQ(
+      detect({{"REA_SHARD", "0/2"}, {"TEST_SHARD_INDEX", "1"}, {"TEST_TOTAL_SHARDS", "3"}}).shard,
+      (Shard{0, 2}));
 }
 
 TEST(BatchShard, DetectsSlurmArrayTasksByTheirPositionInTheRange) {
@@ -138,12 +139,22 @@ TEST(BatchShard, RefusesSlurmArraysThatAreNotOneRange) {
   for (const Environment& env : std::vector<Environment>{
            {{"SLURM_ARRAY_TASK_ID", "3"}},
            {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"}},
-           {{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
-           {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "2"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
-           {{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
-           {{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_STEP", "2"},
+           {{"SLURM_ARRAY_TASK_ID", "x"},
+            {"SLURM_ARRAY_TASK_MIN", "0"},
             {"SLURM_ARRAY_TASK_COUNT", "4"}},
-           {{"SLURM_ARRAY_TASK_ID", "0"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_STEP", "0"},
+           {{"SLURM_ARRAY_TASK_ID", "1"},
+            {"SLURM_ARRAY_TASK_MIN", "2"},
+            {"SLURM_ARRAY_TASK_COUNT", "4"}},
+           {{"SLURM_ARRAY_TASK_ID", "4"},
+            {"SLURM_ARRAY_TASK_MIN", "0"},
+            {"SLURM_ARRAY_TASK_COUNT", "4"}},
+           {{"SLURM_ARRAY_TASK_ID", "5"},
+            {"SLURM_ARRAY_TASK_MIN", "0"},
+            {"SLURM_ARRAY_TASK_STEP", "2"},
+            {"SLURM_ARRAY_TASK_COUNT", "4"}},
+           {{"SLURM_ARRAY_TASK_ID", "0"},
+            {"SLURM_ARRAY_TASK_MIN", "0"},
+            {"SLURM_ARRAY_TASK_STEP", "0"},
             {"SLURM_ARRAY_TASK_COUNT", "4"}},
        }) {
     auto detected = detect(env);
