@@ -7,9 +7,11 @@ benchmarks (issue 21), cycling through every kind the bundled examples cover:
   echo         /bin/echo of a distinct line (examples/hello.json)
   shell        /bin/sh printing a few numbered lines
   files        a shell script that writes, changes and removes a file under its own root, with a
-               terminal_literal checkpoint (examples/files.json); it leaves the root as it found
-               it, so capturing it again gives the same before snapshot
-  interactive  a prompt answered by a reactive input, then a resize (examples/interactive-reactive.json)
+               terminal_literal checkpoint and an input sent when it fired (examples/files.json);
+               it leaves the root as it found it, so capturing it again gives the same before
+               snapshot
+  interactive  a prompt answered by a reactive input, a resize, then `stty size`
+               (examples/interactive-reactive.json)
   shim         a command shim answering two routes (examples/shim.json)
   replay       curl against the loopback replay server (examples/replay.json; needs curl, and
                network namespaces: rea doctor)
@@ -45,26 +47,35 @@ def shell(n, rng):
 def files(n, rng):
     root = f"/tmp/rea-corpus-files/{n:04d}"
     os.makedirs(root, exist_ok=True)
+    # The script waits for an input sent once the checkpoint has fired, so the checkpoint's
+    # snapshot never races the script's next write, however loaded the machine.
     return {"executable": "/bin/sh",
-            "arguments": ["-c", f"echo {rng.randrange(10**6)} > data.txt; echo saved; "
-                                "sleep 0.2; echo more >> data.txt; rm data.txt; echo done"],
+            "arguments": ["-c", f"echo {rng.randrange(10**6)} > data.txt; echo saved; read go; "
+                                "echo more >> data.txt; rm data.txt; echo done"],
             "working_directory": root, "environment": {"PATH": "/usr/bin:/bin"},
             "filesystem_roots": [root],
             "checkpoints": [{"name": "saved",
-                             "trigger": {"type": "terminal_literal", "value": "saved"}}]}
+                             "trigger": {"type": "terminal_literal", "value": "saved"}}],
+            "events": [{"type": "input", "when": {"type": "checkpoint", "name": "saved"},
+                        "data": "go\r", "timeout_ms": 5000}]}
 
 
 def interactive(n, rng):
     name = f"user{n}"
+    # The resize is dispatched before the Enter that lets `stty size` run: events are watched
+    # in order, so the size printed never races the resize.
     return {"executable": "/bin/sh",
-            "arguments": ["-c", "printf 'name? '; read name; echo \"hello, $name\"; stty size"],
+            "arguments": ["-c", "printf 'name? '; read name; echo \"hello, $name\"; "
+                                "printf 'size? '; read go; stty size"],
             "working_directory": "/tmp", "environment": {"PATH": "/usr/bin:/bin"},
             "terminal": {"columns": 80, "rows": 24},
             "events": [
                 {"type": "input", "when": {"type": "output_literal", "value": "name? "},
                  "data": name + "\r", "timeout_ms": 5000},
-                {"type": "resize", "when": {"type": "output_literal", "value": "hello, " + name},
-                 "columns": 100, "rows": 40, "timeout_ms": 5000}]}
+                {"type": "resize", "when": {"type": "output_literal", "value": "size? "},
+                 "columns": 100, "rows": 40, "timeout_ms": 5000},
+                {"type": "input", "when": {"type": "output_literal", "value": "size? "},
+                 "data": "\r", "timeout_ms": 5000}]}
 
 
 def shim(n, rng):

@@ -88,6 +88,21 @@ RunResult compareBatch(Sandbox& sandbox, const std::string& left, const std::str
   return sandbox.run({"compare-batch", "--format=json", NO_TIMING, left, right, "--out", out});
 }
 
+// The document as a headless browser built it from the page (its DOM, serialised).
+RunResult browserDom(Sandbox& sandbox, const std::string& profile, const std::string& page) {
+  return sandbox.runProgram(
+      "/usr/bin/timeout",
+      {"300", "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+       "--user-data-dir=" + sandbox.tmpdir() + "/" + profile, "--dump-dom", "file://" + page});
+}
+
+// The <tr> of a pair in an index page (as written, or as a browser serialised it).
+std::string pairRow(const std::string& page, const std::string& id) {
+  size_t at = page.find("<tr id=\"pair-" + id + "\"");
+  if (at == std::string::npos) return "";
+  return page.substr(at, page.find("</tr>", at) - at);
+}
+
 // Every Evidence file in RESULTS/evidence imports with the checks of compare.
 void expectOnlyCompleteEvidence(const std::string& results) {
   for (const auto& name : namesIn(results + "/evidence")) {
@@ -163,9 +178,8 @@ TEST(Batch, TwoJobsEqualOneAndThreeAlteredScenariosAreNamedWithTheirFirstDiverge
   std::set<std::string> named;
   for (const Json& pair : summary["pairs"]) {
     std::string id = pair["id"];
-    std::string row = page.substr(page.find("<tr id=\"pair-" + id + "\""));
-    row = row.substr(0, row.find("</tr>"));
-    EXPECT_TRUE(contains(row, "href=\"pairs/" + id + ".html\"")) << row;
+    std::string row = pairRow(page, id);
+    EXPECT_TRUE(contains(row, "href=\"pairs/" + id + ".html\"")) << id << ": " << row;
     EXPECT_EQ(access((report + "/pairs/" + id + ".html").c_str(), R_OK), 0) << id;
     EXPECT_EQ(access((report + "/pairs/" + id + ".json").c_str(), R_OK), 0) << id;
     if (pair["status"] != "changed") {
@@ -186,6 +200,27 @@ TEST(Batch, TwoJobsEqualOneAndThreeAlteredScenariosAreNamedWithTheirFirstDiverge
     EXPECT_TRUE(contains(row, "altered " + k)) << row;
   }
   EXPECT_EQ(named, (std::set<std::string>{idOf(1), idOf(4), idOf(6)}));
+
+  // The same as a browser shows it: exactly the three rows say changed, each links its page.
+  if (access("/usr/bin/chromium", X_OK) == 0) {
+    auto dom = browserDom(sandbox, "profile-index", report + "/index.html");
+    ASSERT_EQ(dom.exitCode, 0) << dom.stderrText;
+    std::set<std::string> shownChanged;
+    for (const Json& pair : summary["pairs"]) {
+      std::string id = pair["id"];
+      std::string row = pairRow(dom.stdoutText, id);
+      ASSERT_FALSE(row.empty()) << id << " has no row in the browser's document";
+      EXPECT_TRUE(contains(row, "<a href=\"pairs/" + id + ".html\">")) << row;
+      if (contains(row, ">changed<")) {
+        shownChanged.insert(id);
+        EXPECT_TRUE(contains(row, ">terminal[")) << row;
+      }
+    }
+    EXPECT_EQ(shownChanged, named);
+    auto linked = browserDom(sandbox, "profile-pair", report + "/pairs/" + idOf(4) + ".html");
+    ASSERT_EQ(linked.exitCode, 0) << linked.stderrText;
+    EXPECT_TRUE(contains(linked.stdoutText, "altered 4")) << linked.stdoutText;
+  }
   EXPECT_EQ(sandbox.run({"compare-batch", NO_TIMING, "--exit-code", one, three, "--out", report})
                 .exitCode,
             1);
