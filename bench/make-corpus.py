@@ -62,19 +62,22 @@ def files(n, rng):
 
 def interactive(n, rng):
     name = f"user{n}"
-    # The resize is dispatched before the Enter that lets `stty size` run: events are watched
-    # in order, so the size printed never races the resize.
+    # A condition on output sees only what was written after it was armed, so the resize and
+    # the Enter after it wait for a checkpoint (which counts whenever it fired): the resize is
+    # dispatched before the Enter that lets `stty size` run, and the size never races it.
     return {"executable": "/bin/sh",
             "arguments": ["-c", "printf 'name? '; read name; echo \"hello, $name\"; "
                                 "printf 'size? '; read go; stty size"],
             "working_directory": "/tmp", "environment": {"PATH": "/usr/bin:/bin"},
             "terminal": {"columns": 80, "rows": 24},
+            "checkpoints": [{"name": "asked",
+                             "trigger": {"type": "terminal_literal", "value": "size? "}}],
             "events": [
                 {"type": "input", "when": {"type": "output_literal", "value": "name? "},
                  "data": name + "\r", "timeout_ms": 5000},
-                {"type": "resize", "when": {"type": "output_literal", "value": "size? "},
+                {"type": "resize", "when": {"type": "checkpoint", "name": "asked"},
                  "columns": 100, "rows": 40, "timeout_ms": 5000},
-                {"type": "input", "when": {"type": "output_literal", "value": "size? "},
+                {"type": "input", "when": {"type": "checkpoint", "name": "asked"},
                  "data": "\r", "timeout_ms": 5000}]}
 
 
