@@ -160,7 +160,9 @@ TEST(McpSchemas, EmbedsEverySchemaOfSchemaJson) {
   for (const auto& schema : embeddedSchemas())
     names.push_back(schema.name);
   EXPECT_EQ(names,
-            (std::vector<std::string>{"capture-evidence.schema.json",
+            (std::vector<std::string>{"capture-batch-results.schema.json",
+                                      "capture-evidence.schema.json",
+                                      "compare-batch-summary.schema.json",
                                       "comparison-evidence.schema.json", "scenario.schema.json"}));
 }
 
