@@ -64,10 +64,12 @@ Json comparedPair(const std::string& id, const Json& comparison) {
           {"comparison", "pairs/" + id + ".json"}};
 }
 
-Json failedPair(const std::string& id, const Json* leftError, const Json* rightError) {
+Json failedPair(const std::string& id, const Json* leftError, const Json* rightError,
+                const std::string& reason) {
   Json entry = {{"id", id}, {"status", "failed"}};
   if (leftError != nullptr) entry["left_error"] = *leftError;
   if (rightError != nullptr) entry["right_error"] = *rightError;
+  if (!reason.empty()) entry["reason"] = reason;
   return entry;
 }
 
@@ -151,7 +153,7 @@ std::string renderBatchIndexHtml(const Json& summary) {
     }
     out << "<td class=\"status " << html(status) << "\">" << html(status) << "</td>";
     if (status == "failed") {
-      std::string why;
+      std::string why = pair.value("reason", "");
       if (pair.contains("left_error")) why += "left: " + pair["left_error"].value("message", "");
       if (pair.contains("right_error")) {
         why += (why.empty() ? "" : " ") + std::string("right: ") +

@@ -12,7 +12,7 @@
 //                                "unknown": n, "truncated": n}, ... seven dimensions},
 //    "pairs": [{"id", "status", "dimensions": [names not unchanged], "first_divergence",
 //               "report": "pairs/ID.html", "comparison": "pairs/ID.json"}
-//              | {"id", "status": "failed", "left_error"?, "right_error"?}],
+//              | {"id", "status": "failed", "left_error"?, "right_error"?, "reason"?}],
 //    "left_only": [ids], "right_only": [ids]}
 // `status` derives from the compared pairs as B §9.3 derives a comparison's from its
 // dimensions: truncated if any pair is, else changed if any is, else unknown if any is (or no
@@ -30,12 +30,14 @@
 namespace rea::evidence {
 
 Json comparedPair(const std::string& id, const Json& comparison);
-// The entry of a pair that was compared; `comparison` is the comparison object (B §9.6).
+// The entry of a pair that was compared; `comparison` is the comparison object (B §9.6). It also
+// carries each dimension's status for summariseBatch(), which counts and then drops them.
 
-Json failedPair(const std::string& id, const Json* leftError, const Json* rightError);
+Json failedPair(const std::string& id, const Json* leftError, const Json* rightError,
+                const std::string& reason = {});
 // The entry of a pair that could not be compared: the error object (B §2.4) of each side that
-// has one (a failed capture, malformed Evidence; for two valid captures that may not be
-// compared, the caller passes the comparison refusal as both or either).
+// has one (a failed capture, malformed Evidence), or, for two valid captures that may not be
+// compared (B §9.1: different comparison contracts), the sentence saying why as `reason`.
 
 Json summariseBatch(const std::string& left, const std::string& right, std::vector<Json> pairs,
                     const std::vector<std::string>& leftOnly,

@@ -76,6 +76,14 @@ Json failureOf(const std::string& stdoutFile, int status) {
   return processCaptureFailed("The capture process " + how + " without a result.").toJson();
 }
 
+// Renames a successful capture's output (synced first) into evidence/; false if it cannot.
+bool moveIntoPlace(const std::string& partial, const std::string& evidence) {
+  int fd = open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+  bool synced = fd >= 0 && fsync(fd) == 0;
+  if (fd >= 0) close(fd);
+  return synced && rename(partial.c_str(), evidence.c_str()) == 0;
+}
+
 // Moves a finished capture's output into place: Evidence to evidence/, or the error object to
 // errors/ (removing the other kind, so each id has one latest result). Returns the result entry.
 Json settle(const BatchPaths& paths, const BatchScenario& scenario, int status) {
@@ -83,19 +91,18 @@ Json settle(const BatchPaths& paths, const BatchScenario& scenario, int status) 
   Json entry = {{"id", scenario.id}, {"scenario", scenario.file}};
   std::string log = paths.logFile(scenario.id);
   if (readWhole(log).empty()) unlink(log.c_str());
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    int fd = open(partial.c_str(), O_RDONLY | O_CLOEXEC);
-    bool synced = fd >= 0 && fsync(fd) == 0;
-    if (fd >= 0) close(fd);
-    if (synced && rename(partial.c_str(), paths.evidenceFile(scenario.id).c_str()) == 0) {
-      unlink(paths.errorFile(scenario.id).c_str());
-      entry["status"] = "captured";
-      entry["evidence"] = "evidence/" + scenario.id + ".json";
-      return entry;
-    }
-    status = 0x7f00;  // treated as "exited with status 127" below: the Evidence is not there
+  bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (succeeded && moveIntoPlace(partial, paths.evidenceFile(scenario.id))) {
+    unlink(paths.errorFile(scenario.id).c_str());
+    entry["status"] = "captured";
+    entry["evidence"] = "evidence/" + scenario.id + ".json";
+    return entry;
   }
-  Json error = failureOf(partial, status);
+  Json error = succeeded ? executionFailure(
+                               "The capture's Evidence could not be moved into the "
+                               "results directory.")
+                               .toJson()
+                         : failureOf(partial, status);
   unlink(partial.c_str());
   unlink(paths.evidenceFile(scenario.id).c_str());
   writeJsonFile(paths.errorFile(scenario.id), error, true);

@@ -23,10 +23,13 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/batch-summary.h"
+#include "evidence/capture.h"
+#include "evidence/compare.h"
 #include "evidence/evidence-record.h"
 #include "evidence/report-html.h"
 #include "supervisor/cli/batch-scenarios.h"
 #include "supervisor/cli/capture-comparison.h"
+#include "supervisor/cli/capture-evidence-file.h"
 #include "supervisor/cli/command-line.h"
 #include "supervisor/cli/commands.h"
 #include "supervisor/cli/input-file.h"
@@ -136,14 +139,25 @@ int runCompareBatchCommand(const std::vector<std::string>& args) {
           failedPair(id, leftError ? &*leftError : nullptr, rightError ? &*rightError : nullptr));
       continue;
     }
+    // As compareCaptureFiles() does, but each side's problem is reported as that side's.
     CaptureComparison compared;
     std::string leftFile = leftPaths.evidenceFile(id), rightFile = rightPaths.evidenceFile(id);
-    if (auto error = compareCaptureFiles(leftFile, rightFile, options, std::nullopt, compared)) {
-      // Either side's Evidence (reported against its file) or the pair (different contracts).
-      Json refusal = error->toJson();
-      pairs.push_back(failedPair(id, &refusal, nullptr));
+    auto leftBad = readCaptureEvidence(leftFile, compared.left);
+    auto rightBad = readCaptureEvidence(rightFile, compared.right);
+    if (leftBad || rightBad) {
+      Json leftJson = leftBad ? leftBad->toJson() : Json(),
+           rightJson = rightBad ? rightBad->toJson() : Json();
+      pairs.push_back(
+          failedPair(id, leftBad ? &leftJson : nullptr, rightBad ? &rightJson : nullptr));
       continue;
     }
+    if (auto refusal = comparisonRefusal(compared.left.capture, compared.right.capture,
+                                         std::nullopt, epochNowMs())) {
+      pairs.push_back(failedPair(id, nullptr, nullptr, *refusal));
+      continue;
+    }
+    compared.comparison =
+        compareCaptures(toJson(compared.left.capture), toJson(compared.right.capture), options);
     const Json& comparison = *compared.comparison;
     Json evidence = buildComparisonEvidence(compared.left.evidenceId, compared.right.evidenceId,
                                             *compared.left.capture.normalization,

@@ -5,8 +5,8 @@ Usage: batch-test.py BUILD_DIR
 
 Captures a small corpus (bench/make-corpus.py: echo, shell and shim scenarios, plus a scenario
 that is not JSON, so one result is a failure) with `rea capture-batch` twice, the second time
-into a copy of the first results with two scenarios altered and one added, sharded (--shard 0/2
-and 1/2), then `rea compare-batch` of the two, and validates every results record and the
+into a copy of the first results with two scenarios' output altered, one scenario's contract
+changed (its timeout) and one added, sharded (--shard 0/2 and 1/2), then `rea compare-batch`, and validates every results record and the
 summary. Then mutations the schemas must reject (an unknown status, a failed result without its
 error, an extra member, a pair without its first divergence). Every failure names its case;
 exit 1 when anything failed.
@@ -86,6 +86,11 @@ def main():
             scenario = json.load(open(path))
             scenario["arguments"] = ["altered"]
             json.dump(scenario, open(path, "w"))
+        # Another timeout: another comparison contract, a pair that may not be compared.
+        shell = sorted(glob.glob(os.path.join(corpus, "shell", "*.json")))[0]
+        scenario = json.load(open(shell))
+        scenario["timeout_ms"] = 9000
+        json.dump(scenario, open(shell, "w"))
         shutil.copy(os.path.join(corpus, "echo", os.listdir(os.path.join(corpus, "echo"))[0]),
                     os.path.join(corpus, "added.json"))
         for shard in ("0/2", "1/2"):
@@ -103,7 +108,9 @@ def main():
             failures.append("stdout")
             print("FAIL compare-batch: stdout differs from summary.json")
         statuses = {p["status"] for p in summary["pairs"]}
-        if not {"changed", "failed"} <= statuses or summary["right_only"] != ["added"]:
+        refused = [p for p in summary["pairs"] if "reason" in p]
+        if not {"changed", "failed"} <= statuses or summary["right_only"] != ["added"] or \
+                len(refused) != 1 or "timeout_ms" not in refused[0]["reason"]:
             failures.append("coverage")
             print("FAIL the corpus did not produce changed, failed and one-sided pairs: %s %s" %
                   (sorted(statuses), summary["right_only"]))
