@@ -7,6 +7,8 @@
 // Tiny scenarios (echo, a short sleep): ≤ ~20 captures per test, no timing assertions (the
 // comparisons use a huge timing tolerance, so a loaded machine changes nothing).
 #include <dirent.h>
+#include <fcntl.h>
+#include <pty.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,6 +378,47 @@ TEST(Batch, ShardsFromTheOptionAndTheEnvironmentFillOneResultsDirectory) {
   EXPECT_TRUE(contains(refused.stderrText, "SLURM_ARRAY_TASK_MIN")) << refused.stderrText;
   // The merged directory compares as one batch.
   expectSameResults(compareBatch(sandbox, out, out, sandbox.tmpdir() + "/report"), 5);
+}
+
+TEST(Batch, ProgressLineOnlyOnATerminal) {
+  Sandbox sandbox;
+  std::string corpus =
+      writeCorpus(sandbox, "corpus", 2, [](int k) { return "echo progress " + std::to_string(k); });
+  // stderr a file: nothing on it.
+  auto quiet = captureBatch(sandbox, corpus, sandbox.tmpdir() + "/quiet");
+  ASSERT_EQ(quiet.exitCode, 0) << quiet.stdoutText << quiet.stderrText;
+  EXPECT_EQ(quiet.stderrText, "");
+  // stderr a terminal: the line, redrawn in place, ending with every scenario done, then erased.
+  int master = -1, slave = -1;
+  ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+  fcntl(master, F_SETFD, FD_CLOEXEC);
+  fcntl(slave, F_SETFD, FD_CLOEXEC);  // dup2 onto fd 2 in the child clears it there
+  std::string drawn;
+  std::thread reader([&]() {
+    char buffer[4096];
+    for (;;) {
+      ssize_t n = read(master, buffer, sizeof(buffer));
+      if (n > 0) {
+        drawn.append(buffer, static_cast<size_t>(n));
+      } else if (!(n < 0 && errno == EINTR)) {
+        return;  // EIO: rea has exited and the slave is closed
+      }
+    }
+  });
+  sandbox.stderrTo(slave);
+  auto shown = captureBatch(sandbox, corpus, sandbox.tmpdir() + "/shown", {"--jobs", "1"});
+  sandbox.stderrTo(-1);
+  close(slave);
+  reader.join();
+  close(master);
+  ASSERT_EQ(shown.exitCode, 0) << shown.stdoutText;
+  EXPECT_TRUE(
+      contains(drawn, "\r\x1b[Krea: batch 0/2 done (0 captured, 0 kept, 0 failed), 1 running"))
+      << drawn;
+  EXPECT_TRUE(
+      contains(drawn, "\r\x1b[Krea: batch 2/2 done (2 captured, 0 kept, 0 failed), 0 running"))
+      << drawn;
+  EXPECT_EQ(drawn.substr(drawn.size() - 4), "\r\x1b[K") << drawn;
 }
 
 }  // namespace
