@@ -150,6 +150,29 @@ std::string summarise(const Json& record) {
   return text;
 }
 
+// This worker's share: --shard when given, else the engine's environment (batch-shard.h).
+// Returns the usage error's exit code, or nullopt with `shard` (and its record) set or not.
+std::optional<int> chooseShard(bool given, const std::string& text, std::optional<Shard>& shard,
+                               Json& record) {
+  std::string source = "--shard";
+  if (given) {
+    auto parsed = parseShard(text);
+    if (!parsed.shard) return usageError("--shard: " + parsed.problem, "capture-batch");
+    shard = parsed.shard;
+  } else {
+    auto detected = detectShard([](const char* name) -> std::optional<std::string> {
+      const char* value = std::getenv(name);
+      if (value == nullptr) return std::nullopt;
+      return std::string(value);
+    });
+    if (!detected.problem.empty()) return usageError(detected.problem, "capture-batch");
+    shard = detected.shard;
+    source = detected.source;
+  }
+  if (shard) record = {{"index", shard->index}, {"count", shard->count}, {"source", source}};
+  return std::nullopt;
+}
+
 }  // namespace
 
 int runCaptureBatchCommand(const std::vector<std::string>& args) {
@@ -174,24 +197,10 @@ int runCaptureBatchCommand(const std::vector<std::string>& args) {
       return usageError("--jobs needs a number from 1 to 256", "capture-batch");
     }
   }
-  Json shardJson = nullptr;
   std::optional<Shard> shard;
-  if (shardOption->count() > 0) {
-    auto parsed = parseShard(shardText);
-    if (!parsed.shard) return usageError("--shard: " + parsed.problem, "capture-batch");
-    shard = parsed.shard;
-    shardJson = {{"index", shard->index}, {"count", shard->count}, {"source", "--shard"}};
-  } else {
-    auto detected = detectShard([](const char* name) -> std::optional<std::string> {
-      const char* value = std::getenv(name);
-      if (value == nullptr) return std::nullopt;
-      return std::string(value);
-    });
-    if (!detected.problem.empty()) return usageError(detected.problem, "capture-batch");
-    shard = detected.shard;
-    if (shard) {
-      shardJson = {{"index", shard->index}, {"count", shard->count}, {"source", detected.source}};
-    }
+  Json shardJson = nullptr;
+  if (auto usage = chooseShard(shardOption->count() > 0, shardText, shard, shardJson)) {
+    return *usage;
   }
 
   // Like capture-process (issue 18.5): while the source is read (a list may be a FIFO) a
@@ -250,8 +259,9 @@ int runCaptureBatchCommand(const std::vector<std::string>& args) {
   events.onEnd = [&](size_t task, int status, bool stopping) {
     --running;
     size_t i = taskScenario[task];
-    if (stopping) {
-      // Cancelled by us: no result of its scenario; its partial file goes below.
+    if (stopping && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      // Cancelled by us: no result of its scenario; its partial file goes below. (One that
+      // finished before our SIGTERM reached it has its Evidence: settled as usual.)
       progress.draw(done, counts, running);
       return;
     }
