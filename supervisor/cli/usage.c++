@@ -31,7 +31,8 @@ const char OVERVIEW[] =
     "Failures print a JSON error object on stdout and one line on stderr, and exit 1; usage\n"
     "errors exit 2. A file argument of - is standard input; -- ends the options.\n"
     "\n"
-    "Guides: docs/first-capture.md, docs/scenario.md, docs/policy.md, docs/evidence.md.\n";
+    "Guides: docs/first-capture.md, docs/scenario.md, docs/policy.md, docs/evidence.md,\n"
+    "docs/batch.md.\n";
 
 const char CAPTURE[] =
     "usage: rea capture-process [--pretty] [-o FILE] [--format json|text] SCENARIO.json|-\n"
