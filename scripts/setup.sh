@@ -14,7 +14,8 @@ BUILD=(
 TEST=(
   clang-14 libclang-rt-14-dev clang-format
   # what the tests and benchmarks call
-  util-linux bsdutils procps coreutils curl python3 python3-jsonschema iproute2 hyperfine time
+  util-linux bsdutils procps coreutils curl python3 python3-jsonschema python3-yaml iproute2
+  hyperfine time
   asciinema groff-base man-db chromium
   # the differential renderer test (tests/unit/render-diff) replays transcripts into tmux
   tmux

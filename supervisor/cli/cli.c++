@@ -18,7 +18,9 @@ struct Command {
 };
 
 const Command COMMANDS[] = {
+    {"capture-batch", runCaptureBatchCommand},
     {"capture-process", runCaptureCommand},
+    {"compare-batch", runCompareBatchCommand},
     {"compare-process-captures", runCompareCommand},
     {"doctor", runDoctorCommand},
     {"export-asciicast", runExportAsciicastCommand},

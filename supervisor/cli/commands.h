@@ -9,6 +9,8 @@
 namespace rea::supervisor {
 
 int runCaptureCommand(const std::vector<std::string>& args);
+int runCaptureBatchCommand(const std::vector<std::string>& args);
+int runCompareBatchCommand(const std::vector<std::string>& args);
 int runCompareCommand(const std::vector<std::string>& args);
 int runDoctorCommand(const std::vector<std::string>& args);
 int runHelperCommand(const std::vector<std::string>& args);

@@ -13,6 +13,8 @@ const char OVERVIEW[] =
     "commands:\n"
     "  capture-process FILE                 run the scenario FILE in a PTY, print its Evidence\n"
     "  compare-process-captures LEFT RIGHT  compare two capture Evidence files\n"
+    "  capture-batch DIR --out RESULTS      capture a corpus of scenarios, in parallel\n"
+    "  compare-batch LEFT RIGHT --out DIR   compare two capture-batch results\n"
     "  export-asciicast CAPTURE             the capture's terminal stream as asciicast v2\n"
     "  export-screen CAPTURE [--at WHEN]    one rendered screen as an SVG picture\n"
     "  report LEFT RIGHT                    a comparison as one self-contained HTML page\n"
@@ -29,7 +31,8 @@ const char OVERVIEW[] =
     "Failures print a JSON error object on stdout and one line on stderr, and exit 1; usage\n"
     "errors exit 2. A file argument of - is standard input; -- ends the options.\n"
     "\n"
-    "Guides: docs/first-capture.md, docs/scenario.md, docs/policy.md, docs/evidence.md.\n";
+    "Guides: docs/first-capture.md, docs/scenario.md, docs/policy.md, docs/evidence.md,\n"
+    "docs/batch.md.\n";
 
 const char CAPTURE[] =
     "usage: rea capture-process [--pretty] [-o FILE] [--format json|text] SCENARIO.json|-\n"
@@ -99,6 +102,71 @@ const char COMPARE[] =
     "example:\n"
     "  rea compare-process-captures authority.json reconstruction.json --pretty\n"
     "  rea compare-process-captures --exit-code -o comparison.json before.json after.json\n";
+
+const char CAPTURE_BATCH[] =
+    "usage: rea capture-batch [OPTIONS] DIR|LIST --out RESULTS\n"
+    "\n"
+    "Captures every scenario of a corpus, each by its own rea capture-process, under the\n"
+    "operator policy of capture-process. DIR is searched recursively for *.json files (names\n"
+    "starting with . are skipped); a LIST file names one scenario per line, relative to its own\n"
+    "directory (blank lines and # comments ignored). Each scenario's id is its path relative to\n"
+    "DIR without .json, with / written as ~ and other unsafe bytes as %XX (login/ok.json is\n"
+    "login~ok). RESULTS gets evidence/ID.json (the capture Evidence), errors/ID.json (the\n"
+    "error object of a failed capture), logs/ID.txt (its warnings) and results.json (this\n"
+    "batch: each scenario's status, captured, kept or failed; results-shard-I-of-N.json for a\n"
+    "shard), which also goes to stdout (JSON, or a summary in words on a terminal).\n"
+    "\n"
+    "A rerun keeps every Evidence that is complete, valid and made from its scenario as it is\n"
+    "now, and captures the rest (--force captures all). Evidence is renamed into place only\n"
+    "once complete, so a batch killed at any moment leaves no half-written Evidence;\n"
+    "SIGINT, SIGTERM or SIGHUP cancel the running captures (each cleans up) and exit 1, and\n"
+    "captures of a batch killed with SIGKILL cancel themselves. A failed capture is recorded,\n"
+    "never fatal: the exit status is 0 when every scenario has a result. While it runs, and\n"
+    "only when stderr is a terminal, a progress line shows the counts.\n"
+    "\n"
+    "Shards: --shard I/N captures the I-th (from 0) of every N scenarios in id order; the N\n"
+    "workers share RESULTS and compare-batch reads it whole. Without --shard the share is\n"
+    "taken from the environment: REA_SHARD=I/N, TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, a\n"
+    "Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT or _MAX, _STEP; submit with\n"
+    "--array=0-(N-1)), or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with REA_SHARD_COUNT\n"
+    "set to the Job's completions). See docs/batch.md and examples/cluster/.\n"
+    "\n"
+    "options:\n"
+    "  --out RESULTS         the results directory (created if needed; required)\n"
+    "  -j, --jobs N          captures at a time (default: the CPUs rea may use)\n"
+    "  --shard I/N           capture this worker's share only\n"
+    "  --force               capture again even where valid Evidence exists\n"
+    "  --pretty              indent the JSON output\n"
+    "  --format json|text    what stdout gets (default: text on a terminal, else json)\n"
+    "\n"
+    "example:\n"
+    "  rea capture-batch corpus/ --out authority-results/ --jobs 2\n";
+
+const char COMPARE_BATCH[] =
+    "usage: rea compare-batch [OPTIONS] LEFT RIGHT --out REPORT\n"
+    "\n"
+    "Pairs the scenarios of two capture-batch results directories by id and compares each\n"
+    "pair exactly as compare-process-captures does. REPORT gets pairs/ID.json (the pair's\n"
+    "comparison Evidence), pairs/ID.html (its page, as rea report makes it), summary.json\n"
+    "(the overall status, counts per status and per dimension, each pair's status and first\n"
+    "divergence, the scenarios present on one side only) and index.html (the summary, linking\n"
+    "each pair's page). The summary also goes to stdout (JSON, or words on a terminal). A pair\n"
+    "that cannot be compared (a failed capture, malformed Evidence, different comparison\n"
+    "contracts) is a failed pair in the summary. The shards of a batch written into one\n"
+    "results directory are compared together.\n"
+    "\n"
+    "options:\n"
+    "  --out REPORT                the report directory (created if needed; required)\n"
+    "  --exit-code                 exit 0 when every pair is unchanged and the batch is\n"
+    "                              complete (no failed or one-sided scenario), 1 otherwise,\n"
+    "                              2 an error\n"
+    "  --baseline-semantics        compare exactly as REA v4 does\n"
+    "  --timing-tolerance-ms N     timing deviations up to N ms are not divergences\n"
+    "  --pretty                    indent the JSON output\n"
+    "  --format json|text          what stdout gets (default: text on a terminal, else json)\n"
+    "\n"
+    "example:\n"
+    "  rea compare-batch authority-results/ port-results/ --out report/ --exit-code\n";
 
 const char DOCTOR[] =
     "usage: rea doctor [--json] [--clean]\n"
@@ -242,9 +310,18 @@ const char HELPER[] =
 }  // namespace
 
 const std::vector<const char*>& helpCommands() {
-  static const std::vector<const char*> names = {
-      "capture-process", "compare-process-captures", "export-asciicast", "export-screen", "report",
-      "stability",       "record-scenario",          "doctor",           "mcp",           "helper"};
+  static const std::vector<const char*> names = {"capture-process",
+                                                 "compare-process-captures",
+                                                 "capture-batch",
+                                                 "compare-batch",
+                                                 "export-asciicast",
+                                                 "export-screen",
+                                                 "report",
+                                                 "stability",
+                                                 "record-scenario",
+                                                 "doctor",
+                                                 "mcp",
+                                                 "helper"};
   return names;
 }
 
@@ -259,6 +336,8 @@ std::string usageFor(const char* command) {
   if (command != nullptr) {
     if (std::strcmp(command, "capture-process") == 0) return CAPTURE;
     if (std::strcmp(command, "compare-process-captures") == 0) return COMPARE;
+    if (std::strcmp(command, "capture-batch") == 0) return CAPTURE_BATCH;
+    if (std::strcmp(command, "compare-batch") == 0) return COMPARE_BATCH;
     if (std::strcmp(command, "doctor") == 0) return DOCTOR;
     if (std::strcmp(command, "export-asciicast") == 0) return EXPORT_ASCIICAST;
     if (std::strcmp(command, "export-screen") == 0) return EXPORT_SCREEN;

@@ -4,7 +4,7 @@
 - every member the scenario JSON Schema names (at any depth) appears, in backticks, in
   docs/scenario.md;
 - README.md and the guides link only to files that exist in the repository (no `../`);
-- the four guides exist and README.md links each of them.
+- the guides exist and README.md links each of them.
 
 Usage: guides-test.py SOURCE_DIR. Prints each problem and exits 1 when there is one.
 """
@@ -37,7 +37,8 @@ def main():
         if f"`{name}`" not in guide:
             problems.append(f"docs/scenario.md does not explain the scenario member `{name}`")
 
-    guides = ["docs/first-capture.md", "docs/scenario.md", "docs/policy.md", "docs/evidence.md"]
+    guides = ["docs/first-capture.md", "docs/scenario.md", "docs/policy.md", "docs/evidence.md",
+              "docs/batch.md"]
     with open(os.path.join(source, "README.md")) as f:
         readme = f.read()
     for guide_path in guides:

@@ -159,9 +159,10 @@ TEST(McpSchemas, EmbedsEverySchemaOfSchemaJson) {
   std::vector<std::string> names;
   for (const auto& schema : embeddedSchemas())
     names.push_back(schema.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"capture-evidence.schema.json",
-                                      "comparison-evidence.schema.json", "scenario.schema.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "capture-batch-results.schema.json", "capture-evidence.schema.json",
+                       "compare-batch-summary.schema.json", "comparison-evidence.schema.json",
+                       "scenario.schema.json"}));
 }
 
 TEST(McpSchemas, BundlesStandAlone) {
