@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "supervisor/cli/json-fast-parse.h"
+
 namespace rea::supervisor {
 
 size_t jsonNestingDepth(const std::string& text) {
@@ -100,6 +102,11 @@ InputFile readJsonFile(const std::string& path) {
     }
   }
   close(fd);
+  // Most files take the fast path; nlohmann decides the rest, and names the place of any error.
+  if (auto value = parseJsonFast(text, MAX_JSON_DEPTH)) {
+    result.value = std::move(*value);
+    return result;
+  }
   if (jsonNestingDepth(text) > MAX_JSON_DEPTH) {
     result.error = evidence::inputNotJson(path);
     return result;

@@ -1,0 +1,321 @@
+#include "supervisor/cli/json-fast-parse.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+namespace rea::supervisor {
+namespace {
+
+using evidence::Json;
+
+constexpr uint64_t ONES = 0x0101010101010101ull;
+constexpr uint64_t HIGHS = 0x8080808080808080ull;
+
+// Whether any byte of `word` is below `n` (n <= 128), or zero: exact for the whole word.
+constexpr uint64_t anyBelow(uint64_t word, uint64_t n) {
+  return (word - ONES * n) & ~word & HIGHS;
+}
+constexpr uint64_t anyZero(uint64_t word) {
+  return anyBelow(word, 1);
+}
+
+// Eight bytes that a string copies as they are: ASCII from 0x20, neither `"` nor `\`.
+bool plainWord(const char* at) {
+  uint64_t word;
+  std::memcpy(&word, at, sizeof(word));
+  return ((word & HIGHS) | anyBelow(word, 0x20) | anyZero(word ^ (ONES * '"')) |
+          anyZero(word ^ (ONES * '\\'))) == 0;
+}
+
+bool plainByte(unsigned char c) {
+  return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void appendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, size_t maxDepth)
+      : at(text.data()), end(text.data() + text.size()), maxDepth(maxDepth) {}
+
+  bool document(Json& out) {
+    skipSpace();
+    if (!value(out, 0)) return false;
+    skipSpace();
+    return at == end;
+  }
+
+ private:
+  const char* at;
+  const char* end;
+  size_t maxDepth;
+
+  void skipSpace() {
+    while (at < end && (*at == ' ' || *at == '\n' || *at == '\r' || *at == '\t'))
+      ++at;
+  }
+
+  bool literal(const char* word, size_t size) {
+    if (static_cast<size_t>(end - at) < size || std::memcmp(at, word, size) != 0) return false;
+    at += size;
+    return true;
+  }
+
+  bool value(Json& out, size_t depth) {
+    if (at == end) return false;
+    switch (*at) {
+      case '{':
+        return object(out, depth + 1);
+      case '[':
+        return array(out, depth + 1);
+      case '"': {
+        ++at;
+        std::string text;
+        if (!string(text)) return false;
+        out = std::move(text);
+        return true;
+      }
+      case 't':
+        out = true;
+        return literal("true", 4);
+      case 'f':
+        out = false;
+        return literal("false", 5);
+      case 'n':
+        out = nullptr;
+        return literal("null", 4);
+      default:
+        return number(out);
+    }
+  }
+
+  bool object(Json& out, size_t depth) {
+    if (depth > maxDepth) return false;
+    ++at;  // {
+    out = Json::object();
+    skipSpace();
+    if (at < end && *at == '}') {
+      ++at;
+      return true;
+    }
+    for (;;) {
+      if (at == end || *at != '"') return false;
+      ++at;
+      std::string key;
+      if (!string(key)) return false;
+      skipSpace();
+      if (at == end || *at != ':') return false;
+      ++at;
+      skipSpace();
+      // operator[], as nlohmann's parser: a repeated key keeps its place and takes the new value.
+      if (!value(out[key], depth)) return false;
+      skipSpace();
+      if (at == end) return false;
+      if (*at == '}') {
+        ++at;
+        return true;
+      }
+      if (*at != ',') return false;
+      ++at;
+      skipSpace();
+    }
+  }
+
+  bool array(Json& out, size_t depth) {
+    if (depth > maxDepth) return false;
+    ++at;  // [
+    out = Json::array();
+    auto& items = out.get_ref<Json::array_t&>();
+    skipSpace();
+    if (at < end && *at == ']') {
+      ++at;
+      return true;
+    }
+    for (;;) {
+      items.emplace_back();
+      if (!value(items.back(), depth)) return false;
+      skipSpace();
+      if (at == end) return false;
+      if (*at == ']') {
+        ++at;
+        return true;
+      }
+      if (*at != ',') return false;
+      ++at;
+      skipSpace();
+    }
+  }
+
+  // An integer of at most 64 bits; anything else is declined (nlohmann reads it with strtod).
+  bool number(Json& out) {
+    bool negative = at < end && *at == '-';
+    if (negative) ++at;
+    const char* digits = at;
+    uint64_t magnitude = 0;
+    while (at < end && *at >= '0' && *at <= '9') {
+      if (__builtin_mul_overflow(magnitude, 10, &magnitude) ||
+          __builtin_add_overflow(magnitude, static_cast<uint64_t>(*at - '0'), &magnitude)) {
+        return false;
+      }
+      ++at;
+    }
+    size_t count = static_cast<size_t>(at - digits);
+    if (count == 0 || (count > 1 && *digits == '0')) return false;
+    if (at < end && (*at == '.' || *at == 'e' || *at == 'E')) return false;
+    if (!negative) {
+      out = magnitude;
+    } else if (magnitude <= uint64_t{1} << 63) {
+      out = static_cast<int64_t>(0 - magnitude);  // two's complement: 2^63 is INT64_MIN
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // After the opening quote; consumes the closing one.
+  bool string(std::string& out) {
+    for (;;) {
+      const char* run = at;
+      while (end - at >= 8 && plainWord(at))
+        at += 8;
+      while (at < end && plainByte(static_cast<unsigned char>(*at)))
+        ++at;
+      out.append(run, static_cast<size_t>(at - run));
+      if (at == end) return false;
+      auto c = static_cast<unsigned char>(*at);
+      if (c == '"') {
+        ++at;
+        return true;
+      }
+      if (c == '\\') {
+        if (!escape(out)) return false;
+      } else if (c < 0x20) {
+        return false;
+      } else if (!utf8Sequence(out)) {
+        return false;
+      }
+    }
+  }
+
+  bool escape(std::string& out) {
+    if (end - at < 2) return false;
+    char kind = at[1];
+    at += 2;
+    switch (kind) {
+      case '"':
+      case '\\':
+      case '/':
+        out.push_back(kind);
+        return true;
+      case 'b':
+        out.push_back('\b');
+        return true;
+      case 'f':
+        out.push_back('\f');
+        return true;
+      case 'n':
+        out.push_back('\n');
+        return true;
+      case 'r':
+        out.push_back('\r');
+        return true;
+      case 't':
+        out.push_back('\t');
+        return true;
+      case 'u':
+        break;
+      default:
+        return false;
+    }
+    uint32_t cp;
+    if (!hex4(cp)) return false;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      uint32_t low;
+      if (end - at < 2 || at[0] != '\\' || at[1] != 'u') return false;
+      at += 2;
+      if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    appendUtf8(out, cp);
+    return true;
+  }
+
+  bool hex4(uint32_t& out) {
+    if (end - at < 4) return false;
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+      int digit = hexDigit(at[i]);
+      if (digit < 0) return false;
+      out = out << 4 | static_cast<uint32_t>(digit);
+    }
+    at += 4;
+    return true;
+  }
+
+  // One well-formed UTF-8 sequence of two to four bytes (no overlong forms, surrogates or code
+  // points above U+10FFFF: what nlohmann accepts), copied as it is.
+  bool utf8Sequence(std::string& out) {
+    auto b0 = static_cast<unsigned char>(*at);
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      need = 1;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      need = 2;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      need = 3;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (static_cast<size_t>(end - at) <= need) return false;
+    for (size_t i = 1; i <= need; ++i) {
+      auto b = static_cast<unsigned char>(at[i]);
+      if (b < lo || b > hi) return false;
+      lo = 0x80;
+      hi = 0xBF;
+    }
+    out.append(at, need + 1);
+    at += need + 1;
+    return true;
+  }
+};
+
+}  // namespace
+
+std::optional<Json> parseJsonFast(std::string_view text, size_t maxDepth) {
+  Json value;
+  if (!Parser(text, maxDepth).document(value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace rea::supervisor
