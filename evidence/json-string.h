@@ -8,15 +8,48 @@
 // Errors: none. The bytes are not checked: ill-formed UTF-8 stays ill-formed (callers that take
 // arbitrary bytes sanitise them first, utf.h).
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 namespace rea::evidence {
 
+namespace json_string_detail {
+
+// Whether `c` is written as it is.
+inline bool plain(unsigned char c) {
+  return c >= 0x20 && c != '"' && c != '\\';
+}
+
+// Whether all eight bytes at `at` are plain: none below 0x20, none `"` or `\`. Word-wise
+// tests for a byte below n (n <= 128) are exact for the whole word.
+inline bool plainWord(const char* at) {
+  constexpr uint64_t ONES = 0x0101010101010101ull, HIGHS = 0x8080808080808080ull;
+  auto below = [](uint64_t word, uint64_t n) { return (word - ONES * n) & ~word & HIGHS; };
+  uint64_t word;
+  std::memcpy(&word, at, sizeof(word));
+  return (below(word, 0x20) | below(word ^ (ONES * '"'), 1) | below(word ^ (ONES * '\\'), 1)) == 0;
+}
+
+}  // namespace json_string_detail
+
 inline void appendJsonString(std::string& out, std::string_view text) {
   static const char HEX[] = "0123456789abcdef";
   out.push_back('"');
-  for (unsigned char c : text) {
+  const char* at = text.data();
+  const char* end = at + text.size();
+  while (at < end) {
+    // Runs of plain bytes are copied whole: terminal output is mostly plain, and byte-wise
+    // appends were a large part of hashing a capture (its Evidence id covers every frame).
+    const char* run = at;
+    while (end - at >= 8 && json_string_detail::plainWord(at))
+      at += 8;
+    while (at < end && json_string_detail::plain(static_cast<unsigned char>(*at)))
+      ++at;
+    out.append(run, static_cast<size_t>(at - run));
+    if (at == end) break;
+    auto c = static_cast<unsigned char>(*at++);
     switch (c) {
       case '"':
         out += "\\\"";
@@ -40,13 +73,9 @@ inline void appendJsonString(std::string& out, std::string_view text) {
         out += "\\r";
         break;
       default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(HEX[c >> 4]);
-          out.push_back(HEX[c & 0xF]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+        out += "\\u00";
+        out.push_back(HEX[c >> 4]);
+        out.push_back(HEX[c & 0xF]);
     }
   }
   out.push_back('"');
