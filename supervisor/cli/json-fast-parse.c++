@@ -40,22 +40,24 @@ int hexDigit(char c) {
   return -1;
 }
 
-void appendUtf8(std::string& out, uint32_t cp) {
+// Writes `cp` as UTF-8 at `to`; returns the end.
+char* appendUtf8(char* to, uint32_t cp) {
   if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
+    *to++ = static_cast<char>(cp);
   } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    *to++ = static_cast<char>(0xC0 | (cp >> 6));
+    *to++ = static_cast<char>(0x80 | (cp & 0x3F));
   } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    *to++ = static_cast<char>(0xE0 | (cp >> 12));
+    *to++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *to++ = static_cast<char>(0x80 | (cp & 0x3F));
   } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    *to++ = static_cast<char>(0xF0 | (cp >> 18));
+    *to++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *to++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *to++ = static_cast<char>(0x80 | (cp & 0x3F));
   }
+  return to;
 }
 
 class Parser {
@@ -197,55 +199,74 @@ class Parser {
     return true;
   }
 
-  // After the opening quote; consumes the closing one.
+  // After the opening quote; consumes the closing one. The raw length bounds the decoded one
+  // (escapes only shrink), so the string is decoded into a buffer of that size.
   bool string(std::string& out) {
-    for (;;) {
+    const char* close = closingQuote();
+    if (close == nullptr) return false;
+    out.resize(static_cast<size_t>(close - at));
+    char* to = &out[0];
+    while (at < close) {
       const char* run = at;
-      while (end - at >= 8 && plainWord(at))
+      while (close - at >= 8 && plainWord(at))
         at += 8;
-      while (at < end && plainByte(static_cast<unsigned char>(*at)))
+      while (at < close && plainByte(static_cast<unsigned char>(*at)))
         ++at;
-      out.append(run, static_cast<size_t>(at - run));
-      if (at == end) return false;
+      std::memcpy(to, run, static_cast<size_t>(at - run));
+      to += at - run;
+      if (at == close) break;
       auto c = static_cast<unsigned char>(*at);
-      if (c == '"') {
-        ++at;
-        return true;
-      }
       if (c == '\\') {
-        if (!escape(out)) return false;
-      } else if (c < 0x20) {
-        return false;
-      } else if (!utf8Sequence(out)) {
+        if (!escape(to, close)) return false;
+      } else if (c < 0x20 || !utf8Sequence(to, close)) {
         return false;
       }
     }
+    out.resize(static_cast<size_t>(to - &out[0]));
+    at = close + 1;
+    return true;
   }
 
-  bool escape(std::string& out) {
-    if (end - at < 2) return false;
+  // The `"` that ends the string starting at `at` (one after an even run of backslashes, which
+  // is how sequential decoding sees it too), or nullptr.
+  const char* closingQuote() const {
+    const char* from = at;
+    for (;;) {
+      auto* quote =
+          static_cast<const char*>(std::memchr(from, '"', static_cast<size_t>(end - from)));
+      if (quote == nullptr) return nullptr;
+      size_t slashes = 0;
+      for (const char* p = quote; p > at && p[-1] == '\\'; --p)
+        ++slashes;
+      if (slashes % 2 == 0) return quote;
+      from = quote + 1;
+    }
+  }
+
+  bool escape(char*& to, const char* close) {
+    if (close - at < 2) return false;
     char kind = at[1];
     at += 2;
     switch (kind) {
       case '"':
       case '\\':
       case '/':
-        out.push_back(kind);
+        *to++ = kind;
         return true;
       case 'b':
-        out.push_back('\b');
+        *to++ = '\b';
         return true;
       case 'f':
-        out.push_back('\f');
+        *to++ = '\f';
         return true;
       case 'n':
-        out.push_back('\n');
+        *to++ = '\n';
         return true;
       case 'r':
-        out.push_back('\r');
+        *to++ = '\r';
         return true;
       case 't':
-        out.push_back('\t');
+        *to++ = '\t';
         return true;
       case 'u':
         break;
@@ -253,21 +274,21 @@ class Parser {
         return false;
     }
     uint32_t cp;
-    if (!hex4(cp)) return false;
+    if (!hex4(cp, close)) return false;
     if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
       uint32_t low;
-      if (end - at < 2 || at[0] != '\\' || at[1] != 'u') return false;
+      if (close - at < 2 || at[0] != '\\' || at[1] != 'u') return false;
       at += 2;
-      if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+      if (!hex4(low, close) || low < 0xDC00 || low > 0xDFFF) return false;
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
-    appendUtf8(out, cp);
+    to = appendUtf8(to, cp);
     return true;
   }
 
-  bool hex4(uint32_t& out) {
-    if (end - at < 4) return false;
+  bool hex4(uint32_t& out, const char* close) {
+    if (close - at < 4) return false;
     out = 0;
     for (int i = 0; i < 4; ++i) {
       int digit = hexDigit(at[i]);
@@ -280,7 +301,7 @@ class Parser {
 
   // One well-formed UTF-8 sequence of two to four bytes (no overlong forms, surrogates or code
   // points above U+10FFFF: what nlohmann accepts), copied as it is.
-  bool utf8Sequence(std::string& out) {
+  bool utf8Sequence(char*& to, const char* close) {
     auto b0 = static_cast<unsigned char>(*at);
     size_t need;
     unsigned char lo = 0x80, hi = 0xBF;
@@ -297,14 +318,15 @@ class Parser {
     } else {
       return false;
     }
-    if (static_cast<size_t>(end - at) <= need) return false;
+    if (static_cast<size_t>(close - at) <= need) return false;
     for (size_t i = 1; i <= need; ++i) {
       auto b = static_cast<unsigned char>(at[i]);
       if (b < lo || b > hi) return false;
       lo = 0x80;
       hi = 0xBF;
     }
-    out.append(at, need + 1);
+    std::memcpy(to, at, need + 1);
+    to += need + 1;
     at += need + 1;
     return true;
   }
