@@ -36,47 +36,58 @@ inline bool plainWord(const char* at) {
 
 inline void appendJsonString(std::string& out, std::string_view text) {
   static const char HEX[] = "0123456789abcdef";
+  // The text is escaped a piece at a time into a local buffer (six bytes at most per byte) that
+  // is appended whole, and runs of plain bytes are copied eight at a time: byte-wise appends
+  // were a large part of hashing a capture (its Evidence id covers every frame).
+  constexpr size_t PIECE = 1024;
+  char buffer[6 * PIECE];
   out.push_back('"');
   const char* at = text.data();
   const char* end = at + text.size();
   while (at < end) {
-    // Runs of plain bytes are copied whole: terminal output is mostly plain, and byte-wise
-    // appends were a large part of hashing a capture (its Evidence id covers every frame).
-    const char* run = at;
-    while (end - at >= 8 && json_string_detail::plainWord(at))
-      at += 8;
-    while (at < end && json_string_detail::plain(static_cast<unsigned char>(*at)))
-      ++at;
-    out.append(run, static_cast<size_t>(at - run));
-    if (at == end) break;
-    auto c = static_cast<unsigned char>(*at++);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out += "\\u00";
-        out.push_back(HEX[c >> 4]);
-        out.push_back(HEX[c & 0xF]);
+    size_t rest = static_cast<size_t>(end - at);
+    const char* stop = at + (rest < PIECE ? rest : PIECE);
+    char* to = buffer;
+    while (at < stop) {
+      const char* run = at;
+      while (stop - at >= 8 && json_string_detail::plainWord(at))
+        at += 8;
+      while (at < stop && json_string_detail::plain(static_cast<unsigned char>(*at)))
+        ++at;
+      std::memcpy(to, run, static_cast<size_t>(at - run));
+      to += at - run;
+      if (at == stop) break;
+      auto c = static_cast<unsigned char>(*at++);
+      *to++ = '\\';
+      switch (c) {
+        case '"':
+        case '\\':
+          *to++ = static_cast<char>(c);
+          break;
+        case '\b':
+          *to++ = 'b';
+          break;
+        case '\t':
+          *to++ = 't';
+          break;
+        case '\n':
+          *to++ = 'n';
+          break;
+        case '\f':
+          *to++ = 'f';
+          break;
+        case '\r':
+          *to++ = 'r';
+          break;
+        default:
+          *to++ = 'u';
+          *to++ = '0';
+          *to++ = '0';
+          *to++ = HEX[c >> 4];
+          *to++ = HEX[c & 0xF];
+      }
     }
+    out.append(buffer, static_cast<size_t>(to - buffer));
   }
   out.push_back('"');
 }

@@ -274,6 +274,15 @@ class Parser {
         return false;
     }
     uint32_t cp;
+    if (close - at >= 4 && at[0] == '0' && at[1] == '0') {
+      // \u00XX, the form JSON writers give control characters (ESC in terminal output): most
+      // escapes of a capture.
+      int high = hexDigit(at[2]), low = hexDigit(at[3]);
+      if (high < 0 || low < 0) return false;
+      at += 4;
+      to = appendUtf8(to, static_cast<uint32_t>(high << 4 | low));
+      return true;
+    }
     if (!hex4(cp, close)) return false;
     if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
