@@ -76,6 +76,7 @@ class Parser {
   const char* at;
   const char* end;
   size_t maxDepth;
+  std::string scratch;
 
   void skipSpace() {
     while (at < end && (*at == ' ' || *at == '\n' || *at == '\r' || *at == '\t'))
@@ -200,12 +201,13 @@ class Parser {
   }
 
   // After the opening quote; consumes the closing one. The raw length bounds the decoded one
-  // (escapes only shrink), so the string is decoded into a buffer of that size.
+  // (escapes only shrink), so the string is decoded into a scratch buffer of that size and then
+  // copied into a string of its own size (a capture's escaped output is half its raw length).
   bool string(std::string& out) {
     const char* close = closingQuote();
     if (close == nullptr) return false;
-    out.resize(static_cast<size_t>(close - at));
-    char* to = &out[0];
+    if (scratch.size() < static_cast<size_t>(close - at)) scratch.resize(close - at);
+    char* to = &scratch[0];
     while (at < close) {
       const char* run = at;
       while (close - at >= 8 && plainWord(at))
@@ -222,7 +224,7 @@ class Parser {
         return false;
       }
     }
-    out.resize(static_cast<size_t>(to - &out[0]));
+    out.assign(scratch.data(), static_cast<size_t>(to - scratch.data()));
     at = close + 1;
     return true;
   }
