@@ -29,15 +29,28 @@ bool plainWord(const char* at) {
           anyZero(word ^ (ONES * '\\'))) == 0;
 }
 
+// Per byte: 1 when a string copies it as it is, else 0; and its value as a hex digit, or -1.
+struct ByteTables {
+  bool plain[256];
+  int8_t hex[256];
+  constexpr ByteTables() : plain(), hex() {
+    for (int c = 0; c < 256; ++c) {
+      plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+      hex[c] = c >= '0' && c <= '9'   ? static_cast<int8_t>(c - '0')
+               : c >= 'a' && c <= 'f' ? static_cast<int8_t>(c - 'a' + 10)
+               : c >= 'A' && c <= 'F' ? static_cast<int8_t>(c - 'A' + 10)
+                                      : int8_t{-1};
+    }
+  }
+};
+constexpr ByteTables BYTES;
+
 bool plainByte(unsigned char c) {
-  return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  return BYTES.plain[c];
 }
 
 int hexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  return BYTES.hex[static_cast<unsigned char>(c)];
 }
 
 // Writes `cp` as UTF-8 at `to`; returns the end.
