@@ -29,7 +29,7 @@ bool plainWord(const char* at) {
           anyZero(word ^ (ONES * '\\'))) == 0;
 }
 
-// Per byte: 1 when a string copies it as it is, else 0; and its value as a hex digit, or -1.
+// Per byte: whether a string copies it as it is, and its value as a hex digit (or -1).
 struct ByteTables {
   bool plain[256];
   int8_t hex[256];
