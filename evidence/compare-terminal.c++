@@ -24,6 +24,12 @@ struct Stream {
 
 Stream buildStream(const Json& capture) {
   Stream stream;
+  size_t total = 0;
+  for (const Json& frame : arrayMember(capture, "frames")) {
+    const Json& data = member(frame, "data");
+    if (data.is_string()) total += data.get_ref<const std::string&>().size();
+  }
+  stream.bytes.reserve(total);  // one allocation, no copies while the stream grows
   for (const Json& frame : arrayMember(capture, "frames")) {
     const Json& data = member(frame, "data");
     if (!data.is_string() || data.get_ref<const std::string&>().empty()) continue;

@@ -38,7 +38,8 @@ class EnvelopeReader {
  public:
   explicit EnvelopeReader(std::vector<Issue>& issues) : check(issues) {}
 
-  void read(const Json& in, Json& out) {
+  // Takes the large members (parameters, raw_result, normalized_result) out of `in`.
+  void read(Json& in, Json& out) {
     for (const auto& item : in.items()) {
       bool known = false;
       for (const char* name : ENVELOPE_MEMBERS)
@@ -54,12 +55,10 @@ class EnvelopeReader {
     out["provider"] = readProvider(in);
     out["predicate_type"] = check.string(in, "", "predicate_type", 1);
     out["operation"] = check.string(in, "", "operation", 1);
-    if (const Json* parameters = check.objectMember(in, "", "parameters")) {
-      out["parameters"] = *parameters;
-    }
-    if (const Json* raw = check.member(in, "", "raw_result")) out["raw_result"] = *raw;
-    if (const Json* result = check.member(in, "", "normalized_result")) {
-      out["normalized_result"] = *result;
+    if (check.objectMember(in, "", "parameters")) out["parameters"] = std::move(in["parameters"]);
+    if (check.member(in, "", "raw_result")) out["raw_result"] = std::move(in["raw_result"]);
+    if (check.member(in, "", "normalized_result")) {
+      out["normalized_result"] = std::move(in["normalized_result"]);
     }
     out["confidence"] = CONFIDENCE_NAMES[check.choice(in, "", "confidence", CONFIDENCE_NAMES)];
     out["authority"] = AUTHORITY_NAMES[check.choice(in, "", "authority", AUTHORITY_NAMES)];
@@ -191,6 +190,10 @@ const char* toString(EvidenceFailure failure) {
 }
 
 EvidenceParseResult parseEvidence(const Json& value) {
+  return parseEvidence(Json(value));
+}
+
+EvidenceParseResult parseEvidence(Json&& value) {
   EvidenceParseResult result;
   if (!value.is_object()) {
     result.failure = EvidenceFailure::ENVELOPE_SHAPE;
@@ -227,8 +230,12 @@ EvidenceParseResult parseEvidence(const Json& value) {
 }
 
 CaptureEvidenceImport importCaptureEvidence(const Json& value) {
+  return importCaptureEvidence(Json(value));
+}
+
+CaptureEvidenceImport importCaptureEvidence(Json&& value) {
   CaptureEvidenceImport result;
-  EvidenceParseResult envelope = parseEvidence(value);
+  EvidenceParseResult envelope = parseEvidence(std::move(value));
   if (!envelope.ok()) {
     result.failure = envelope.failure;
     result.detail = std::move(envelope.detail);

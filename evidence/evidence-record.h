@@ -105,9 +105,11 @@ struct EvidenceParseResult {
 };
 
 EvidenceParseResult parseEvidence(const Json& value);
+EvidenceParseResult parseEvidence(Json&& value);
 // Any Evidence v2 record (capture or comparison): schema_version 2 (else ENVELOPE_VERSION),
 // then the strict shape check of the envelope (unknown top-level members rejected; nested
-// objects drop unknown members), then the id recomputed (ID_MISMATCH).
+// objects drop unknown members), then the id recomputed (ID_MISMATCH). The second form takes
+// the record's large members out of `value` instead of copying them (a capture's frames).
 
 struct CaptureEvidenceImport {
   EvidenceFailure failure = EvidenceFailure::NONE;
@@ -120,6 +122,7 @@ struct CaptureEvidenceImport {
 };
 
 CaptureEvidenceImport importCaptureEvidence(const Json& value);
+CaptureEvidenceImport importCaptureEvidence(Json&& value);
 // What the compare command does with each input file (§10.1): parseEvidence(); then operation
 // capture_process_scenario, predicate rea.process-capture/v4, provider id rea-process and
 // provider version "3" (NOT_CURRENT_WORKFLOW, or LEGACY_CAPTURE when the predicate is the v3

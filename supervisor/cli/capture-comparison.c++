@@ -60,7 +60,7 @@ std::optional<CommandError> compareCaptureFiles(const std::string& leftFile,
                                                 const std::string& rightFile,
                                                 const CompareOptions& options,
                                                 std::optional<int64_t> maxCaptureAgeMs,
-                                                CaptureComparison& out) {
+                                                CaptureComparison& out, bool keepFrames) {
   if (auto error = readCaptureEvidence(leftFile, out.left)) return error;
   if (auto error = readCaptureEvidence(rightFile, out.right)) return error;
   if (auto refusal =
@@ -69,7 +69,10 @@ std::optional<CommandError> compareCaptureFiles(const std::string& leftFile,
   }
 
   // Compared in JSON form: the form both sides were validated in, unknown members dropped.
-  out.comparison = compareCaptures(toJson(out.left.capture), toJson(out.right.capture), options);
+  auto form = [keepFrames](Capture& capture) {
+    return keepFrames ? toJson(capture) : toJson(std::move(capture));
+  };
+  out.comparison = compareCaptures(form(out.left.capture), form(out.right.capture), options);
   return std::nullopt;
 }
 

@@ -29,8 +29,11 @@ std::optional<evidence::CommandError> compareCaptureFiles(const std::string& lef
                                                           const std::string& rightFile,
                                                           const evidence::CompareOptions& options,
                                                           std::optional<int64_t> maxCaptureAgeMs,
-                                                          CaptureComparison& out);
+                                                          CaptureComparison& out,
+                                                          bool keepFrames = true);
 // Fills `out` and returns nullopt, or returns the error (and leaves `out` unspecified).
+// `keepFrames` false moves the captures' raw and rendered frames into the comparison instead of
+// copying them (most of a capture): `out`'s captures are left without them.
 
 std::optional<std::string> comparisonRefusal(const evidence::Capture& left,
                                              const evidence::Capture& right,

@@ -12,7 +12,7 @@ using namespace rea::evidence;
 std::optional<CommandError> readCaptureEvidence(const std::string& file, CaptureEvidenceFile& out) {
   auto input = readJsonFile(file);
   if (input.error) return input.error;
-  auto imported = importCaptureEvidence(*input.value);
+  auto imported = importCaptureEvidence(std::move(*input.value));
   switch (imported.failure) {
     case EvidenceFailure::NONE:
       break;

@@ -48,7 +48,9 @@ int runCompareCommand(const std::vector<std::string>& args) {
   }
 
   CaptureComparison compared;
-  if (auto error = compareCaptureFiles(line.files[0], line.files[1], options, maxAgeMs, compared)) {
+  // Only the captures' ids and normalizations are used afterwards.
+  if (auto error =
+          compareCaptureFiles(line.files[0], line.files[1], options, maxAgeMs, compared, false)) {
     int failed = printError(*error, result.pretty);
     return exitCode ? 2 : failed;
   }

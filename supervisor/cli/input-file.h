@@ -6,7 +6,8 @@
 // must end in a structured error, not a crash). "-" reads standard input. Opening a FIFO and
 // reading a FIFO, pipe or terminal may wait for a writer as long as it takes: call this before
 // blocking any termination signal (capture-command.c++), so that SIGINT, SIGTERM or SIGHUP
-// still end such a wait at once (issue 18.5).
+// still end such a wait at once (issue 18.5). Parsing takes json-fast-parse.h's fast path first
+// and falls back to nlohmann for whatever it declines, so results and errors are nlohmann's.
 //
 // Errors: none thrown; the result carries either the value or the CommandError.
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/commitment.h"
+#include "evidence/json-string.h"
 #include "evidence/sha256.h"
 
 namespace rea::evidence {
@@ -35,6 +36,40 @@ TEST(CanonicalJson, EscapesStringsLikeJcs) {
   Json value = std::string("q\" b\\ \b\t\n\f\r \x01\x1f / \x7f \xE2\x80\xA8 \xC3\xA9");
   EXPECT_EQ(canonicalJson(value),
             "\"q\\\" b\\\\ \\b\\t\\n\\f\\r \\u0001\\u001f / \x7f \xE2\x80\xA8 \xC3\xA9\"");
+}
+
+TEST(CanonicalJson, EscapesEveryByteAtEveryPlaceOfAWord) {
+  // appendJsonString copies eight plain bytes at a time: each byte value at each offset of a
+  // 20-byte text (inside a word, across words, in the tail) must be escaped as byte by byte.
+  auto reference = [](std::string_view text) {
+    std::string out = "\"";
+    for (unsigned char c : text) {
+      static const char* const NAMED[] = {"\\b", "\\t", "\\n", nullptr, "\\f", "\\r"};
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c >= 0x08 && c <= 0x0d && NAMED[c - 0x08] != nullptr) {
+        out += NAMED[c - 0x08];
+      } else if (c < 0x20) {
+        static const char HEX[] = "0123456789abcdef";
+        out += "\\u00";
+        out += HEX[c >> 4];
+        out += HEX[c & 0xF];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  };
+  for (int byte = 0; byte < 256; ++byte) {
+    for (size_t at = 0; at < 20; ++at) {
+      std::string text(20, 'a');
+      text[at] = static_cast<char>(byte);
+      std::string out;
+      appendJsonString(out, text);
+      ASSERT_EQ(out, reference(text)) << byte << " at " << at;
+    }
+  }
 }
 
 TEST(CanonicalJson, FormatsNumbersLikeEcmaScript) {
