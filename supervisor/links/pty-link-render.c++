@@ -40,7 +40,9 @@ kj::Maybe<BrokenRule> RenderedStreamCheck::frame(schema::RenderedFrame::Reader i
       !evidence::terminal::ROWS.contains(out.rows)) {
     return BrokenRule{"a rendered frame size out of range"};
   }
-  if (out.cursorX >= out.columns || out.cursorY >= out.rows) {
+  // cursor_x may equal `columns`: a cursor waiting to wrap after the last column (xterm.js's
+  // report, B §6.11); one column further is off the screen.
+  if (out.cursorX > out.columns || out.cursorY >= out.rows) {
     return BrokenRule{"a rendered cursor off the screen"};
   }
   auto lines = in.getLines();

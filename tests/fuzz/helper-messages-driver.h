@@ -195,7 +195,7 @@ class Driver {
     property(ptyRecord.interactions.size() <= ptyLaunchValue.events.size(), "pty dispatches");
     property(ptyRecord.rendered.size() <= ptyLaunchValue.renderMaxFrames, "rendered limit");
     for (auto& frame : ptyRecord.rendered) {
-      property(frame.lines.size() == size_t(frame.rows) && frame.cursorX < frame.columns &&
+      property(frame.lines.size() == size_t(frame.rows) && frame.cursorX <= frame.columns &&
                    frame.cursorY < frame.rows,
                "rendered frame shape");
     }

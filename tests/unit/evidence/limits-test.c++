@@ -83,7 +83,9 @@ TEST(Limits, TheParserAcceptsEachTimeoutBoundAndRefusesOneBeyond) {
   // The timeouts sit at the scenario's top level, beside the events whose times they bound.
   const std::pair<const char*, Bound> cases[] = {{"timeout_ms", timing::TIMEOUT_MS},
                                                  {"idle_timeout_ms", timing::IDLE_TIMEOUT_MS}};
-  for (const auto& [key, bound] : cases) {
+  for (const auto& c : cases) {
+    const char* key = c.first;  // named, not bound: C++17 lambdas cannot capture a binding
+    const Bound bound = c.second;
     auto parses = [&](int64_t value) {
       Json scenario = minimalScenario();
       scenario[key] = value;

@@ -140,7 +140,8 @@ class FakePty final : public schema::Pty::Server {
       auto frame = events[0].initRendered();
       frame.setColumns(mode == "/fake/rendered-size" ? 0 : 4);
       frame.setRows(2);
-      frame.setCursorX(mode == "/fake/rendered-cursor" ? 4 : 3);
+      // x = columns is a cursor waiting to wrap (valid); one more is off the screen.
+      frame.setCursorX(mode == "/fake/rendered-cursor" ? 5 : 4);
       auto lines = frame.initLines(mode == "/fake/rendered-lines" ? 1 : 2);
       for (auto i : kj::indices(lines))
         lines.set(i, kj::StringPtr(mode == "/fake/rendered-utf8" ? "ab\xff " : "abc ").asBytes());
