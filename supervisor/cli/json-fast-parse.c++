@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/utf.h"
+
 namespace rea::supervisor {
 namespace {
 
@@ -324,34 +326,19 @@ class Parser {
   }
 
   // One well-formed UTF-8 sequence of two to four bytes (no overlong forms, surrogates or code
-  // points above U+10FFFF: what nlohmann accepts), copied as it is.
+  // points above U+10FFFF: what nlohmann accepts), copied as it is. evidence/utf.h decodes it;
+  // it is well-formed when the decoder took as many bytes as its lead byte announces.
   bool utf8Sequence(char*& to, const char* close) {
     auto b0 = static_cast<unsigned char>(*at);
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      need = 1;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      need = 2;
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      need = 3;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    } else {
-      return false;
-    }
-    if (static_cast<size_t>(close - at) <= need) return false;
-    for (size_t i = 1; i <= need; ++i) {
-      auto b = static_cast<unsigned char>(at[i]);
-      if (b < lo || b > hi) return false;
-      lo = 0x80;
-      hi = 0xBF;
-    }
-    std::memcpy(to, at, need + 1);
-    to += need + 1;
-    at += need + 1;
+    size_t announced = b0 >= 0xF0 ? 4 : b0 >= 0xE0 ? 3 : 2;
+    uint32_t codePoint;
+    bool incomplete;
+    size_t length = evidence::decodeUtf8(std::string_view(at, static_cast<size_t>(close - at)), 0,
+                                         codePoint, incomplete);
+    if (length != announced) return false;
+    std::memcpy(to, at, length);
+    to += length;
+    at += length;
     return true;
   }
 };
