@@ -3,23 +3,12 @@
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 
+#include "helpers/common/request-field.h"
 #include "evidence/utf.h"
 
 namespace rea::helper {
 
 namespace {
-
-template <typename T>
-T field(const evidence::Json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end()) return fallback;
-  KJ_REQUIRE(!it->is_null(), "null field", name);
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    KJ_FAIL_REQUIRE("malformed field", name, e.what());
-  }
-}
 
 evidence::Json optionalText(const std::optional<std::string>& text) {
   if (!text) return nullptr;

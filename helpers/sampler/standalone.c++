@@ -11,23 +11,13 @@
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 
+#include "helpers/common/request-field.h"
 #include "helpers/common/system/capture-cgroup.h"
 #include "helpers/sampler/process-observer.h"
 
 namespace rea::helper {
 
 namespace {
-
-template <typename T>
-T field(const evidence::Json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    KJ_FAIL_REQUIRE("malformed field", name, e.what());
-  }
-}
 
 class JsonSink final : public ProcessSink {
  public:

@@ -4,27 +4,13 @@
 #include <kj/debug.h>
 #include <nlohmann/json.hpp>
 
+#include "helpers/common/request-field.h"
 #include "evidence/limits.h"
 #include "helpers/common/plan-builder.h"
 #include "helpers/common/standalone-plan.h"
 #include "helpers/shim/shim-job.h"
 
 namespace rea::helper {
-
-namespace {
-
-template <typename T>
-T field(const evidence::Json& object, const char* name, T fallback) {
-  auto it = object.find(name);
-  if (it == object.end()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    KJ_FAIL_REQUIRE("malformed field", name, e.what());
-  }
-}
-
-}  // namespace
 
 ShimPlan shimPlanFromJson(const evidence::Json& commandShims) {
   evidence::Scenario parts = scenarioParts({{"command_shims", commandShims}});
