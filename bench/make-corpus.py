@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make-corpus.py OUT_DIR [--count N] [--kinds K1,K2,...] [--seed S]
+"""make-corpus.py OUT_DIR [--count N] [--kinds K1,K2,...] [--seed S] [--files-root DIR]
 
 Writes N small scenarios (default 200) into OUT_DIR, for `rea capture-batch` tests and
 benchmarks (issue 21), cycling through every kind the bundled examples cover:
@@ -19,8 +19,10 @@ benchmarks (issue 21), cycling through every kind the bundled examples cover:
 Scenarios land in one subdirectory per kind (OUT_DIR/echo/echo-0007.json, ...), so their batch ids
 are `echo~echo-0007`. Each is deterministic and finishes in well under a second; every file is a
 pure function of (kind, number, seed), so two runs with the same arguments write the same corpus.
-The `files` scenarios work under /tmp/rea-corpus-files/<number> (created here, as capture needs
-its working directory to exist). The policy in examples/policy.env approves all of them.
+The `files` scenarios work under FILES_ROOT/<number> (default /tmp/rea-corpus-files; created here,
+as capture needs its working directory to exist): a caller that may run beside another one passes
+a directory of its own, under /tmp so that the policy in examples/policy.env, which approves all
+of these scenarios, still approves it.
 """
 import argparse
 import json
@@ -44,8 +46,11 @@ def shell(n, rng):
             "working_directory": "/tmp", "environment": {"PATH": "/usr/bin:/bin"}}
 
 
+FILES_ROOT = "/tmp/rea-corpus-files"
+
+
 def files(n, rng):
-    root = f"/tmp/rea-corpus-files/{n:04d}"
+    root = f"{FILES_ROOT}/{n:04d}"
     os.makedirs(root, exist_ok=True)
     # The script waits for an input sent once the checkpoint has fired, so the checkpoint's
     # snapshot never races the script's next write, however loaded the machine.
@@ -109,12 +114,15 @@ MAKERS = {"echo": echo, "shell": shell, "files": files, "interactive": interacti
 
 
 def main():
+    global FILES_ROOT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--files-root", default=FILES_ROOT)
     args = parser.parse_args()
+    FILES_ROOT = os.path.abspath(args.files_root)
     kinds = [k for k in args.kinds.split(",") if k]
     for kind in kinds:
         if kind not in MAKERS:
