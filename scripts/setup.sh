@@ -19,7 +19,14 @@ TEST=(
   asciinema groff-base man-db chromium
   # the differential renderer test (tests/unit/render-diff) replays transcripts into tmux
   tmux
+  # the Slurm recipe on a single-node cluster (scripts/slurm-test.sh, the stage `slurm`)
+  slurm-wlm munge
 )
+# Debian's kubectl (kubernetes-client 1.20) for tests/cluster/recipes-test.py --kubectl: unpacked
+# into a directory of its own, not installed, because a machine may already have another kubectl
+# owning /usr/bin/kubectl (Google Cloud's `kubectl` package here), which the package conflicts
+# with, and the test wants Debian's.
+KUBECTL_DIR=/usr/local/lib/rea-test/kubernetes-client
 
 packages=("${BUILD[@]}")
 [[ "${1:-}" == "--test" ]] && packages+=("${TEST[@]}")
@@ -36,4 +43,21 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--test" && ! -x $KUBECTL_DIR/usr/bin/kubectl ]]; then
+  echo "setup: unpacking kubernetes-client into $KUBECTL_DIR" >&2
+  download=$(mktemp -d)
+  chmod 755 "$download"
+  # apt-get download runs as _apt where it can (a warning otherwise): let it write there.
+  chown _apt "$download" 2>/dev/null || true
+  if ! (cd "$download" && apt-get download -qq kubernetes-client 2>/dev/null); then
+    apt-get update -qq >/dev/null # a machine whose package lists were never fetched
+    (cd "$download" && apt-get download -qq kubernetes-client)
+  fi
+  rm -rf "$KUBECTL_DIR.new" "$KUBECTL_DIR"
+  mkdir -p "$(dirname "$KUBECTL_DIR")"
+  dpkg-deb -x "$download"/kubernetes-client_*.deb "$KUBECTL_DIR.new"
+  mv "$KUBECTL_DIR.new" "$KUBECTL_DIR"
+  rm -rf "$download"
 fi

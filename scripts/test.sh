@@ -4,8 +4,11 @@
 # target briefly. Stages that do not depend on each other overlap (tests/README.md "CI time"):
 #
 #   setup ─ build ─┬─ tests (build) ──────────────┐
-#                  └─ build-asan ─┬─ tests (build-asan) ─┴─ serial tests (both) ─ times
+#                  └─ build-asan ─┬─ tests (build-asan) ─┴─ serial tests (both) ─ slurm ─ times
 #                                 └─ fuzz ───────────────┘
+#
+# slurm: scripts/slurm-test.sh on a small corpus (8 scenarios, an array of 4 tasks) on a
+# single-node Slurm cluster it starts on this machine; run by hand with its defaults for more.
 #
 # Each stage's output goes to build-logs/<stage>.log; a failed stage's log tail is printed. The
 # time of each stage is printed at the end, so a slower CI shows at the next landing. Exit status
@@ -54,9 +57,11 @@ stage setup bash scripts/setup.sh --test &&
   # Tests that must have the machine to themselves (ctest label serial), after everything else.
   stage serial-tests sh -c 'cd build && ctest --output-on-failure --timeout 300 -L serial &&
     cd ../build-asan && ctest --output-on-failure --timeout 600 -L serial'
+  # The Slurm recipe for real (issue 21), last: it starts daemons of its own and captures.
+  stage slurm bash scripts/slurm-test.sh build 8 4
 }
 
-STAGES="setup build tests-build build-asan tests-build-asan fuzz serial-tests"
+STAGES="setup build tests-build build-asan tests-build-asan fuzz serial-tests slurm"
 status=0
 echo
 echo "stage              result  seconds"
@@ -85,6 +90,7 @@ for name in tests-build tests-build-asan serial-tests fuzz; do
   [[ -f "$logs/$name.log" ]] && grep -h 'tests passed\|tests failed\|^fuzz-' "$logs/$name.log" |
     sed "s/^/$name: /"
 done
+[[ -f "$logs/slurm.log" ]] && grep -h 'array tasks' "$logs/slurm.log" | sed 's/^/slurm: /'
 # Last, where a short view of this output still shows it: the lines that say why each failed
 # test failed (ctest prints a failed test's output right after its result line).
 for name in tests-build tests-build-asan serial-tests; do
