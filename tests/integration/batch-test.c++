@@ -236,8 +236,11 @@ TEST(Batch, TwoJobsEqualOneAndThreeAlteredScenariosAreNamedWithTheirFirstDiverge
 
 TEST(Batch, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRunAndLeaksNothing) {
   Sandbox sandbox;
-  auto script = [](int k) { return "echo start " + std::to_string(k) + "; sleep 0.2; echo end"; };
-  std::string corpus = writeCorpus(sandbox, "corpus", 6, script);
+  // Eight scenarios of at least 0.5 s each, two at a time: a round killed within 700 ms finishes
+  // at most two, so each of the three rounds (and the SIGTERM after them) interrupts the batch
+  // however fast the machine; the sleeps cost no CPU.
+  auto script = [](int k) { return "echo start " + std::to_string(k) + "; sleep 0.5; echo end"; };
+  std::string corpus = writeCorpus(sandbox, "corpus", 8, script);
   std::string baseline = sandbox.tmpdir() + "/baseline", killed = sandbox.tmpdir() + "/killed";
   auto uninterrupted = captureBatch(sandbox, corpus, baseline, {"--jobs", "2"});
   ASSERT_EQ(uninterrupted.exitCode, 0) << uninterrupted.stdoutText << uninterrupted.stderrText;
@@ -256,7 +259,7 @@ TEST(Batch, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRunAndLeaksNothin
     ASSERT_TRUE(noProcessesLeft(sandbox)) << "captures outlived their batch";
     EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
     expectOnlyCompleteEvidence(killed);
-    if (run.exitCode == 0) break;  // finished before the signal: nothing left to interrupt
+    EXPECT_NE(run.exitCode, 0) << "the batch finished before its SIGKILL";
   }
   // A termination signal instead: the running captures are cancelled and clean up; exit 1 with
   // the `cancelled` error; their partial files are removed.
@@ -283,7 +286,7 @@ TEST(Batch, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRunAndLeaksNothin
   for (const auto& name : namesIn(killed + "/evidence"))
     EXPECT_NE(name[0], '.') << name;
   expectOnlyCompleteEvidence(killed);
-  expectSameResults(compareBatch(sandbox, baseline, killed, sandbox.tmpdir() + "/report"), 6);
+  expectSameResults(compareBatch(sandbox, baseline, killed, sandbox.tmpdir() + "/report"), 8);
   EXPECT_TRUE(noProcessesLeft(sandbox));
   EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
 }
