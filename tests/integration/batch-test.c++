@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include "evidence/evidence-record.h"
+#include "helpers/common/system/cgroup-mounts.h"
 #include "tests/integration/harness.h"
 
 namespace rea::test {
@@ -126,6 +127,39 @@ bool noProcessesLeft(const Sandbox& sandbox) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
+}
+
+// The run tokens the targets of a corpus wrote (one line each, see the killed-batch test).
+std::vector<std::string> tokensIn(const std::string& path) {
+  std::vector<std::string> tokens;
+  std::istringstream lines(readText(path));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) tokens.push_back(line);
+  return tokens;
+}
+
+// Waits until no capture whose target wrote one of `tokens` has a process or a capture cgroup
+// left (the cgroup v2 group, and the cgroup v1 pids group where the pids bound is made there; a
+// capture cancelled by the death of its batch cleans up on its own); the paths left otherwise.
+// Bounded generously: only a leak makes it fail.
+std::vector<std::string> leftByRuns(const std::vector<std::string>& tokens) {
+  std::vector<std::string> left;
+  for (int i = 0; i < 600; ++i) {
+    left.clear();
+    for (const auto& token : tokens) {
+      for (int pid : processesWithEnvironment("REA_PROCESS_RUN_ID=" + token))
+        left.push_back("/proc/" + std::to_string(pid));
+      std::vector<std::string> groups = cgroupCandidates(token);
+      KJ_IF_MAYBE (mount, helper::findCgroup1Mount("pids")) {
+        groups.push_back(helper::pidsGroupParent(*mount) + "/rea-" + token);
+      }
+      for (const auto& path : groups)
+        if (access(path.c_str(), F_OK) == 0) left.push_back(path);
+    }
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return left;
 }
 
 // Pairs compared, nothing changed or truncated, nothing failed or on one side only.
@@ -238,8 +272,15 @@ TEST(Batch, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRunAndLeaksNothin
   Sandbox sandbox;
   // Eight scenarios of at least 0.5 s each, two at a time: a round killed within 700 ms finishes
   // at most two, so each of the three rounds (and the SIGTERM after them) interrupts the batch
-  // however fast the machine; the sleeps cost no CPU.
-  auto script = [](int k) { return "echo start " + std::to_string(k) + "; sleep 0.5; echo end"; };
+  // however fast the machine; the sleeps cost no CPU. Each target appends its capture's run
+  // token to a file, so that the processes and the capture cgroup of every capture that got as
+  // far as starting its target can be looked for afterwards (the same command line every run:
+  // the results still compare equal).
+  std::string tokens = sandbox.tmpdir() + "/run-tokens";
+  auto script = [&](int k) {
+    return "echo \"$REA_PROCESS_RUN_ID\" >> " + tokens + "; echo start " + std::to_string(k) +
+           "; sleep 0.5; echo end";
+  };
   std::string corpus = writeCorpus(sandbox, "corpus", 8, script);
   std::string baseline = sandbox.tmpdir() + "/baseline", killed = sandbox.tmpdir() + "/killed";
   auto uninterrupted = captureBatch(sandbox, corpus, baseline, {"--jobs", "2"});
@@ -288,6 +329,11 @@ TEST(Batch, KilledAtRandomMomentsThenRerunEqualsAnUninterruptedRunAndLeaksNothin
   expectOnlyCompleteEvidence(killed);
   expectSameResults(compareBatch(sandbox, baseline, killed, sandbox.tmpdir() + "/report"), 8);
   EXPECT_TRUE(noProcessesLeft(sandbox));
+  // Every capture that started its target, the killed ones too: nothing of it is left.
+  std::vector<std::string> runs = tokensIn(tokens);
+  EXPECT_GE(runs.size(), 16u) << "fewer targets wrote their token than captures completed";
+  auto left = leftByRuns(runs);
+  EXPECT_TRUE(left.empty()) << left.size() << " left, e.g. " << left[0];
   EXPECT_TRUE(sandbox.leftoverTempRoots().empty());
 }
 
