@@ -1,5 +1,6 @@
 #include "helpers/pty/screen-renderer.h"
 
+#include "helpers/pty/screen-corrections.h"
 #include "helpers/pty/screen-model.h"
 #include "helpers/pty/screen-modes.h"
 #include "helpers/pty/screen-scanner.h"
@@ -219,6 +220,19 @@ struct Renderer::Impl final : private ControlSink {
       int col = lastCursor.col + 1 - (modes.origin() ? modes.regionLeft() : 0);
       if (answerQuery(sequence, row, col, reply)) replies.push_back(std::move(reply));
       return;
+    }
+    if (mayNeedCorrection(sequence)) {
+      writeUpTo(end - 1);  // libvterm has all but the final byte: its cursor is current
+      if (std::optional<std::string> replacement =
+              correctedSequence(sequence, cursor().row, modes)) {
+        // Cancel the sequence in libvterm (CAN) and give it the replacement instead; a cursor
+        // move ends a pending wrap even where libvterm's cursor does not move.
+        writeRaw("\x18");
+        fedUpTo = end;
+        writeRaw(*replacement);
+        wrapPending = wrapPending && replacement->empty();
+        return;
+      }
     }
     if (changesWriteModes(sequence)) {
       // Autowrap and insert mode decide how write() and onPutGlyph treat the text before this
@@ -524,25 +538,29 @@ void Renderer::resize(int columns, int rows) {
     // bounds. Reset such a region (and such margins) as xterm would on a resize, putting the
     // cursor back where the resize left it.
     bool badRegion = impl->modes.regionTop() >= rows || impl->modes.marginLeft() >= columns;
+    // xterm and tmux also reset the scroll region when the number of rows changes (libvterm
+    // keeps it, clamped).
+    bool staleRegion = rows != impl->model.rows() && impl->modes.hasScrollRegion();
     bool newWidth = columns != impl->model.columns();
     bool wasPending = impl->reportsPendingWrap();
     vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
+    impl->modes.resize(columns, rows);
     if (newWidth) {
       // The reflow put the cursor where the next glyph goes; libvterm may still hold the wrap
       // that was pending (it keeps it where the new width leaves no room): a CUP clears it.
       if (wasPending) impl->writeRaw(impl->clampedCursorMove(impl->cursor()));
       impl->wrapPending = false;
     }
-    if (badRegion) {
+    if (badRegion || staleRegion) {
       CursorPosition cursor = impl->cursor();
-      impl->feed("\x1b[r\x1b[s\x1b[" + std::to_string(cursor.row + 1) + ";" +
-                 std::to_string(cursor.col + 1) + "H");
+      impl->feed(std::string("\x1b[r") + (badRegion ? "\x1b[s" : "") + "\x1b[" +
+                 std::to_string(cursor.row + 1) + ";" + std::to_string(cursor.col + 1) + "H");
     }
   } else {
     impl->lastCursor.row = std::min(impl->lastCursor.row, rows - 1);
     impl->lastCursor.col = std::min(impl->lastCursor.col, columns - 1);
+    impl->modes.resize(columns, rows);
   }
-  impl->modes.resize(columns, rows);
 }
 
 namespace {

@@ -120,7 +120,8 @@ Outcome replay(TmuxDriver& tmux, const Transcript& transcript) {
     if (!diff.empty()) {
       return Outcome{transcript.name + " (" + std::to_string(transcript.columns) + "x" +
                      std::to_string(transcript.rows) + ") step " + std::to_string(i) +
-                     " after: " + printable(fed) + "\n" + diff};
+                     " after: " + printable(fed) + "\nlast step: " +
+                     (step.columns > 0 ? "<resize>" : printable(step.output)) + "\n" + diff};
     }
   }
   return Outcome{};
@@ -193,6 +194,31 @@ TEST(RenderDiff, Case5CursorWaitingToWrapIsReportedPastTheLastColumn) {
                     {out("0123456789"), out("\r\n012345678日"), out("\r\n\x1b[?7l0123456789")}));
 }
 
+// Beyond the issue's cases: libvterm 0.1.4 moves differently from xterm and tmux
+// (screen-corrections.h) ------------------------------------------------------------------------
+
+TEST(RenderDiff, ScrollRegionsOfOneRowAreIgnored) {
+  REQUIRE_TMUX();
+  expectSame(*tmux, single("one-row-region", 10, 5,
+                           {out("a\r\n\x1b[3;3rb\x1b[3;1Hc\nd\ne\nf\ng"), out("\x1b[4;2rh\ni")}));
+}
+
+TEST(RenderDiff, CursorMovesStopAtTheScrollRegionsMargins) {
+  REQUIRE_TMUX();
+  expectSame(*tmux, single("margins", 6, 6,
+                           {out("\x1b[2;4r\x1b[3;3H\x1b[9Au\x1b[9Bd\x1b[9Fp\x1b[9En"),
+                            out("\x1b[6;2H\x1b[9At\x1b[1;1H\x1b[9Ba\x1b[5;1H\x1b[2Bb"),
+                            out("\x1b[2;1Habcdef\x1b[A"), out("\x1b[?6h\x1b[9Bz\x1b[?6l\x1b[r")}));
+}
+
+TEST(RenderDiff, AChangeOfRowsResetsTheScrollRegion) {
+  REQUIRE_TMUX();
+  expectSame(*tmux,
+             single("region-resize", 10, 6,
+                    {out("\x1b[2;4r\x1b[4;1Ha\nb\nc"), resize(10, 3), out("\x1b[3;1Hx\ny\nz"),
+                     out("\x1b[2;3r"), resize(12, 3), out("\x1b[3;1Hv\nw")}));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
@@ -218,7 +244,11 @@ int countDiffering(TmuxDriver& tmux, bool resizes) {
     Outcome outcome = replay(tmux, generateTranscript(seed, resizes));
     if (!outcome.firstDifference.empty()) {
       differing++;
-      if (getenv("REA_DIFF_VERBOSE") != nullptr) ADD_FAILURE() << outcome.firstDifference;
+      if (getenv("REA_DIFF_VERBOSE") != nullptr) {
+        // Piece by piece, the difference shows at the piece that made it.
+        ADD_FAILURE() << (resizes ? "with resizes: " : "without resizes: ")
+                      << replay(tmux, generateTranscript(seed, resizes, true)).firstDifference;
+      }
     }
   }
   return differing;

@@ -210,7 +210,9 @@ inline std::string randomPiece(std::mt19937& random, int columns, int rows) {
   }
 }
 
-inline Transcript generateTranscript(unsigned seed, bool resizes = true) {
+inline Transcript generateTranscript(unsigned seed, bool resizes = true, bool piecewise = false) {
+  // piecewise: every piece is a step of its own (the same bytes; a difference is then found at
+  // the piece that made it, for investigating one).
   std::mt19937 random(seed);
   Transcript transcript;
   transcript.name = "generated-" + std::to_string(seed);
@@ -228,9 +230,15 @@ inline Transcript generateTranscript(unsigned seed, bool resizes = true) {
     }
     std::string output;
     int pieces = 1 + static_cast<int>(random() % 12);
-    for (int i = 0; i < pieces; i++)
-      output += randomPiece(random, columns, rows);
-    transcript.steps.push_back(TranscriptStep{output, 0, 0});
+    for (int i = 0; i < pieces; i++) {
+      std::string piece = randomPiece(random, columns, rows);
+      if (piecewise) {
+        transcript.steps.push_back(TranscriptStep{piece, 0, 0});
+      } else {
+        output += piece;
+      }
+    }
+    if (!piecewise) transcript.steps.push_back(TranscriptStep{output, 0, 0});
   }
   return transcript;
 }

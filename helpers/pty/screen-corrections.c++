@@ -1,0 +1,54 @@
+#include "helpers/pty/screen-corrections.h"
+
+#include <algorithm>
+
+namespace rea::helper {
+
+bool mayNeedCorrection(const ControlSequence& sequence) {
+  if (!sequence.csi || !sequence.plain()) return false;
+  switch (sequence.final) {
+    case 'r':
+    case 'A':
+    case 'B':
+    case 'E':
+    case 'F':
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::optional<std::string> correctedSequence(const ControlSequence& sequence, int cursorRow,
+                                             const TerminalModes& modes) {
+  if (!mayNeedCorrection(sequence)) return std::nullopt;
+  int rows = modes.screenRows();
+  if (sequence.final == 'r') {
+    // xterm: top defaults (and 0) to 1, bottom defaults (and 0, and past the screen) to the last
+    // row; a region that is not at least two rows is ignored.
+    int top = std::max(sequence.param(0, 1), 1);
+    int bottom = sequence.param(1, 0);
+    if (bottom <= 0 || bottom > rows) bottom = rows;
+    // The whole screen (a reset) always goes through: on a one-row screen it is what keeps
+    // libvterm's region valid after a resize (the Renderer sends it then).
+    if (bottom > top || (top == 1 && bottom == rows)) return std::nullopt;
+    return std::string();
+  }
+  int count = std::max(sequence.param(0, 1), 1);
+  int top = modes.regionTop();
+  int bottom = modes.regionBottom() - 1;
+  bool up = sequence.final == 'A' || sequence.final == 'F';
+  int target;
+  if (up) {
+    if (cursorRow < top || cursorRow - count >= top) return std::nullopt;
+    target = top;
+  } else {
+    if (cursorRow > bottom || cursorRow + count <= bottom) return std::nullopt;
+    target = bottom;
+  }
+  // VPA counts from the region's top in origin mode.
+  int vpa = target - (modes.origin() ? top : 0) + 1;
+  std::string replacement = sequence.final == 'E' || sequence.final == 'F' ? "\r" : "";
+  return replacement + "\x1b[" + std::to_string(vpa) + "d";
+}
+
+}  // namespace rea::helper
