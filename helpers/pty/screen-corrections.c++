@@ -12,6 +12,8 @@ bool mayNeedCorrection(const ControlSequence& sequence) {
     case 'B':
     case 'E':
     case 'F':
+    case 's':
+    case 'u':
       return true;
     default:
       return false;
@@ -21,6 +23,16 @@ bool mayNeedCorrection(const ControlSequence& sequence) {
 std::optional<std::string> correctedSequence(const ControlSequence& sequence, int cursorRow,
                                              const TerminalModes& modes) {
   if (!mayNeedCorrection(sequence)) return std::nullopt;
+  if (sequence.final == 's' || sequence.final == 'u') {
+    // SCOSC/SCORC: libvterm 0.1.4 takes every CSI s for DECSLRM (setting margins and homing the
+    // cursor) and ignores CSI u. xterm saves and restores the cursor with them unless DECLRMM
+    // (?69) is set, tmux always: as DECSC/DECRC do.
+    if (sequence.final == 's' && modes.leftRightMargins()) return std::nullopt;
+    return std::string(sequence.final == 's' ? "\x1b"
+                                               "7"
+                                             : "\x1b"
+                                               "8");
+  }
   int rows = modes.screenRows();
   if (sequence.final == 'r') {
     // xterm: top defaults (and 0) to 1, bottom defaults (and 0, and past the screen) to the last

@@ -9,6 +9,9 @@
 //  * CUU, CUD, CPL, CNL from inside the scroll region: xterm and tmux stop at the region's margin;
 //    libvterm moves on to the screen's edge. The replacement is VPA to the row where xterm stops
 //    (CR first for CPL/CNL), which, like the original, also ends a pending wrap.
+//  * CSI s and CSI u (SCOSC, SCORC) while DECLRMM (?69) is off: libvterm sets left/right margins
+//    and homes the cursor for CSI s and ignores CSI u; xterm and tmux save and restore the cursor
+//    (DECSC, DECRC are the replacement; the Renderer then checks a restored cursor as usual).
 //
 // Errors: none.
 

@@ -231,7 +231,7 @@ struct Renderer::Impl final : private ControlSink {
         fedUpTo = end;
         writeRaw(*replacement);
         wrapPending = wrapPending && replacement->empty();
-        return;
+        if (!restoresSavedCursor(sequence)) return;  // else clamp what DECRC restored (below)
       }
     }
     if (changesWriteModes(sequence)) {

@@ -82,3 +82,33 @@ TEST(ScreenCorrections, AChangeOfRowsResetsTheScrollRegion) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenCorrections, CsiSAndCsiUSaveAndRestoreTheCursor) {
+  // SCOSC/SCORC as in xterm (DECLRMM off) and tmux; libvterm homed the cursor for CSI s and
+  // ignored CSI u ("XYZ" at the top left).
+  RenderedScreen frame = render("ab\x1b[sXY\x1b[uZ", 6, 2);
+  EXPECT_EQ(frame.lines[0], "abZY  ");
+  EXPECT_EQ(frame.cursorX, 3);
+  EXPECT_EQ(render("ab\x1b"
+                   "7XY\x1b[uZ",
+                   6, 2)
+                .lines[0],
+            "abZY  ");
+  EXPECT_EQ(render("ab\x1b[sXY\x1b"
+                   "8Z",
+                   6, 2)
+                .lines[0],
+            "abZY  ");
+}
+
+TEST(ScreenCorrections, CsiSSetsMarginsWhileDeclrmmIsOn) {
+  RenderedScreen frame = render("ab\x1b[?69h\x1b[2;4sX", 6, 2);
+  EXPECT_EQ(frame.lines[0], "Xb    ");  // DECSLRM homes the cursor
+  EXPECT_NE(frame.serializedState.find("\x1b[2;4s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rea::helper

@@ -211,7 +211,7 @@ class Oracle : private ControlSink {
         std::string bytes = "\x18" + *replacement;
         vterm_input_write(vt, bytes.data(), bytes.size());
         fedUpTo = end;
-        return;
+        if (!restoresSavedCursor(sequence)) return;
       }
     }
     modes.apply(sequence);

@@ -219,6 +219,16 @@ TEST(RenderDiff, AChangeOfRowsResetsTheScrollRegion) {
                      out("\x1b[2;3r"), resize(12, 3), out("\x1b[3;1Hv\nw")}));
 }
 
+TEST(RenderDiff, CsiSAndCsiUSaveAndRestoreTheCursor) {
+  REQUIRE_TMUX();
+  expectSame(*tmux, single("scosc", 10, 3,
+                           {out("ab\x1b[sXY\x1b[uZ"),
+                            out("\r\ncd\x1b"
+                                "7XY\x1b[uZ"),
+                            out("\r\nef\x1b[sXY\x1b"
+                                "8Z")}));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
