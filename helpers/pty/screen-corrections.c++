@@ -5,7 +5,12 @@
 namespace rea::helper {
 
 bool mayNeedCorrection(const ControlSequence& sequence) {
-  if (!sequence.csi || !sequence.plain()) return false;
+  if (!sequence.csi) return false;
+  if (sequence.leader == '?' && sequence.intermediateCount == 0 && sequence.final == 'h') {
+    return sequence.paramCount == 1 &&
+           (sequence.params[0] == 47 || sequence.params[0] == 1047 || sequence.params[0] == 1049);
+  }
+  if (!sequence.plain()) return false;
   switch (sequence.final) {
     case 'r':
     case 'A':
@@ -21,8 +26,14 @@ bool mayNeedCorrection(const ControlSequence& sequence) {
 }
 
 std::optional<std::string> correctedSequence(const ControlSequence& sequence, int cursorRow,
-                                             const TerminalModes& modes) {
+                                             bool alternate, const TerminalModes& modes) {
   if (!mayNeedCorrection(sequence)) return std::nullopt;
+  if (sequence.final == 'h') {
+    // Entering the alternate screen while in it: xterm.js and tmux keep what it shows, and the
+    // cursor ?1049l restores stays the one saved on entering (xterm.js saves this one in the
+    // alternate buffer's own slot); libvterm erases the screen and saves the cursor again.
+    return alternate ? std::optional<std::string>("") : std::nullopt;
+  }
   if (sequence.final == 's' || sequence.final == 'u') {
     // SCOSC/SCORC: libvterm 0.1.4 takes every CSI s for DECSLRM (setting margins and homing the
     // cursor) and ignores CSI u. xterm saves and restores the cursor with them unless DECLRMM

@@ -12,6 +12,8 @@
 //  * CSI s and CSI u (SCOSC, SCORC) while DECLRMM (?69) is off: libvterm sets left/right margins
 //    and homes the cursor for CSI s and ignores CSI u; xterm and tmux save and restore the cursor
 //    (DECSC, DECRC are the replacement; the Renderer then checks a restored cursor as usual).
+//  * ?1049h, ?1047h, ?47h (alone in their sequence) while the alternate screen is active:
+//    libvterm erases it and saves the cursor again; xterm.js and tmux keep both.
 //
 // Errors: none.
 
@@ -24,10 +26,11 @@
 namespace rea::helper {
 
 std::optional<std::string> correctedSequence(const ControlSequence& sequence, int cursorRow,
-                                             const TerminalModes& modes);
+                                             bool alternate, const TerminalModes& modes);
 // The bytes libvterm gets instead of `sequence` (possibly none), or nullopt when libvterm
 // carries it out as xterm does. `cursorRow` is libvterm's cursor row (0-based, from the top of
-// the screen) before the sequence; `modes` the modes before it.
+// the screen) before the sequence, `alternate` whether the alternate screen is active, `modes`
+// the modes before it.
 
 bool mayNeedCorrection(const ControlSequence& sequence);
 // A cheap first test: only these sequences can have a correction (the Renderer then brings

@@ -224,7 +224,7 @@ struct Renderer::Impl final : private ControlSink {
     if (mayNeedCorrection(sequence)) {
       writeUpTo(end - 1);  // libvterm has all but the final byte: its cursor is current
       if (std::optional<std::string> replacement =
-              correctedSequence(sequence, cursor().row, modes)) {
+              correctedSequence(sequence, cursor().row, model.alternate(), modes)) {
         // Cancel the sequence in libvterm (CAN) and give it the replacement instead; a cursor
         // move ends a pending wrap even where libvterm's cursor does not move.
         writeRaw("\x18");

@@ -112,3 +112,25 @@ TEST(ScreenCorrections, CsiSSetsMarginsWhileDeclrmmIsOn) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenCorrections, EnteringTheAlternateScreenAgainKeepsIt) {
+  // xterm.js and tmux: ?1049h, ?1047h or ?47h while the alternate screen is active change
+  // nothing, not even the cursor ?1049l restores; libvterm erased the screen.
+  for (const char* enter : {"\x1b[?1049h", "\x1b[?1047h", "\x1b[?47h"}) {
+    RenderedScreen frame = render(std::string("\x1b[?1049hkept\r\n") + enter + "x", 6, 2);
+    EXPECT_TRUE(frame.alternate) << enter;
+    EXPECT_EQ(frame.lines[0], "kept  ") << enter;
+    EXPECT_EQ(frame.lines[1], "x     ") << enter;
+  }
+  // ?1049l puts the cursor back where the first ?1049h found it.
+  RenderedScreen left = render("ab\x1b[?1049hcd\x1b[?1049h\x1b[?1049l", 6, 2);
+  EXPECT_FALSE(left.alternate);
+  EXPECT_EQ(left.cursorX, 2);
+  EXPECT_EQ(left.cursorY, 0);
+}
+
+}  // namespace
+}  // namespace rea::helper

@@ -207,7 +207,7 @@ class Oracle : private ControlSink {
       vterm_input_write(vt, chunk.data() + fedUpTo, end - 1 - fedUpTo);
       fedUpTo = end - 1;
       if (std::optional<std::string> replacement =
-              correctedSequence(sequence, cursor().row, modes)) {
+              correctedSequence(sequence, cursor().row, alternate, modes)) {
         std::string bytes = "\x18" + *replacement;
         vterm_input_write(vt, bytes.data(), bytes.size());
         fedUpTo = end;

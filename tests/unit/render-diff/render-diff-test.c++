@@ -229,6 +229,13 @@ TEST(RenderDiff, CsiSAndCsiUSaveAndRestoreTheCursor) {
                                 "8Z")}));
 }
 
+TEST(RenderDiff, EnteringTheAlternateScreenAgainKeepsIt) {
+  REQUIRE_TMUX();
+  expectSame(*tmux, single("alternate-again", 10, 3,
+                           {out("ab\x1b[?1049hkept\r\n"), out("\x1b[?1049hx"), out("\x1b[?1047hy"),
+                            out("\x1b[?47hz"), out("\x1b[?1049l")}));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
