@@ -191,13 +191,10 @@ void ScreenModel::markContinued(int row) {
 }
 
 int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
+  // Rows first, then the reflow at the new width, as tmux and xterm.js do: a grow pulls rows back
+  // from scrollback at the old width, and the reflow lays the lines out on the new screen.
   int delta = 0;
   bool onNormal = active == &normal;
-  if (onNormal && cursorCol != nullptr && columns != cols) {
-    int moved = reflow(columns, cursorRow, cursorCol);
-    delta += moved;
-    cursorRow += moved;
-  }
   if (rows < height) {
     // Anchored at the cursor, as xterm.js and tmux do: the rows below the cursor go first
     // (whatever they hold), then rows from the top, into scrollback on the normal buffer and
@@ -206,20 +203,26 @@ int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
     int fromTop = height - rows - std::min(below, height - rows);
     if (fromTop > 0) {
       scrollRows(0, height, fromTop);
-      delta -= std::min(fromTop, std::max(cursorRow, 0));
+      int moved = std::min(fromTop, std::max(cursorRow, 0));
+      delta -= moved;
+      cursorRow -= moved;
     }
   }
+  int popped = 0;
+  resizeRows(normal, rows, onNormal, &popped);
+  resizeRows(alt, rows, false, nullptr);
+  height = rows;
+  delta += popped;
+  cursorRow += popped;
+  if (onNormal && cursorCol != nullptr && columns != cols)
+    delta += reflow(columns, cursorRow, cursorCol);
   if (columns < cols) {
     auto truncate = [columns](Row& row) { row.truncate(columns); };
     normal.ring.forEachRow(truncate);
     alt.ring.forEachRow(truncate);
   }
   cols = columns;
-  int popped = 0;
-  resizeRows(normal, rows, onNormal, &popped);
-  resizeRows(alt, rows, false, nullptr);
-  height = rows;
-  return delta + popped;
+  return delta;
 }
 
 void ScreenModel::clearScrollback() {

@@ -236,6 +236,15 @@ TEST(RenderDiff, EnteringTheAlternateScreenAgainKeepsIt) {
                             out("\x1b[?47hz"), out("\x1b[?1049l")}));
 }
 
+TEST(RenderDiff, AResizeChangesTheRowsBeforeItReflows) {
+  // tmux and xterm.js resize the rows (dropping rows below the cursor, pulling rows back from
+  // scrollback) at the old width, then reflow; these generated transcripts differed while the
+  // Renderer reflowed first.
+  REQUIRE_TMUX();
+  for (unsigned seed : {26u, 61u, 73u, 81u, 114u, 133u, 185u, 219u})
+    expectSame(*tmux, generateTranscript(seed, true));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
