@@ -181,7 +181,8 @@ struct Renderer::Impl final : private ControlSink {
       }
       writeRaw(bytes.substr(start, i - start));
       start = i + length;
-      if (checkWide && cursor().col + 2 > model.columns()) {
+      int atColumn = checkWide ? cursor().col : 0;
+      if (checkWide && atColumn + 2 > model.columns()) {
         // Autowrap off and no room for a wide character: tmux and xterm drop it (libvterm would
         // start a new line anyway, moving everything after it a row down).
         i = start;
@@ -195,6 +196,11 @@ struct Renderer::Impl final : private ControlSink {
         standInFresh = true;
         writeRaw(correction == 2 ? "\xe3\x80\x80" : "\xef\xbf\xbd");
         standInFresh = false;
+      }
+      if (checkWide && atColumn + 2 == model.columns()) {
+        // Autowrap off and the wide glyph took the last two columns: xterm.js and tmux leave
+        // the cursor on the last column; libvterm keeps it on the glyph's first.
+        writeRaw("\x1b[C");
       }
       i = start;
     }

@@ -245,6 +245,13 @@ TEST(RenderDiff, AResizeChangesTheRowsBeforeItReflows) {
     expectSame(*tmux, generateTranscript(seed, true));
 }
 
+TEST(RenderDiff, AWideCharacterInTheLastTwoColumnsWithoutAutowrap) {
+  REQUIRE_TMUX();
+  expectSame(*tmux, single("nowrap-wide-edge", 11, 3,
+                           {out("\x1b[?7l字字字字字字字"), out("\r\nabcdefghiｆｕｌｌ"),
+                            out("\r\nabcdefghi雪x")}));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
