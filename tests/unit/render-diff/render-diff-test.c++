@@ -1,31 +1,20 @@
 // The differential renderer test (issue 24): transcripts replayed into our Renderer and into
 // tmux 3.3a (tmux-driver.h) at the same size; after every step (an output chunk or a resize) the
 // visible text (trailing spaces trimmed), the cursor and the active buffer are compared. The
-// issue's five cases must agree exactly; the generated corpus (transcript.h, 240 transcripts run
-// without and with resizes) may not differ in more transcripts than the ratchet below allows.
+// issue's five cases and the named cases after them must agree exactly; of the generated corpus
+// (transcript.h, 240 transcripts run without and with resizes) every transcript must agree except
+// those listed in known-differences.h, each with the cause of its first difference and that
+// cause's reason (what tmux does there, what xterm and xterm.js do).
 //
-// Known differences (what the differing generated transcripts show; each is a libvterm 0.1.4
-// state-layer behaviour or a tmux particularity, not yet worked around):
-//  * tmux keeps a cursor whose wrap is pending at column `columns` itself: an erase, insert or
-//    delete there acts on nothing, where xterm and libvterm act on the last column (the generator
-//    puts a CR before every control piece to stay clear of it).
-//  * An erase or overwrite that cuts a wide glyph in half: tmux keeps the other half as padding,
-//    which capture-pane prints as nothing (the line looks one column shorter); we empty both
-//    halves, as xterm does.
-//  * A one-row scroll region (DECSTBM top == bottom): xterm and tmux ignore it, libvterm applies
-//    it (the generator makes regions of two rows or more). CUD/CUU at a region's margin: libvterm
-//    moves past the margin where xterm and tmux stop at it.
-//  * Insert mode pushing text off the right edge past a wide glyph, and a wide glyph that autowrap
-//    carries over with other wide glyphs of the row in flight: tmux and libvterm place the
-//    remainder differently in some of these.
-//  * Resizes: tmux resizes rows first, then reflows; we reflow, then resize rows. tmux pulls rows
-//    back from its history on a grow only in some cases (we always do, as xterm.js). A cursor that
-//    ends exactly at the end of a reflowed full row: tmux reports it past the edge, we on the next
-//    row. A cursor saved (DECSC, CSI s) before a resize: tmux reflows it too; we only clamp it.
-//    (SPEC B §6.11 names xterm.js as the reference; where xterm.js and tmux disagree this test
-//    cannot say which is right.)
+// The generator steers clear of one more tmux particularity: a cursor whose wrap is pending stays
+// at column `columns` in tmux, where an erase, insert or delete acts on nothing (xterm and
+// libvterm act on the last column), so every control piece starts with a CR.
+//
+// To investigate a difference: REA_DIFF_VERBOSE=1 prints each unlisted one piece by piece, and
+// TranscriptFromTheEnvironment replays a transcript given in the form it prints.
 
 #include "helpers/pty/screen-renderer.h"
+#include "tests/unit/render-diff/known-differences.h"
 #include "tests/unit/render-diff/tmux-driver.h"
 #include "tests/unit/render-diff/transcript.h"
 
@@ -33,7 +22,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 namespace rea::test {
@@ -265,42 +258,84 @@ TEST(RenderDiff, Case5OverlineIsSerialized) {
 
 // The generated corpus -------------------------------------------------------------------------
 
-// How many generated transcripts may still differ from tmux somewhere (a ratchet: lower it when
-// a fix makes more agree; a change that makes more differ fails). What the remaining ones show is
-// listed under "Known differences" at the top of this file.
-constexpr int KNOWN_DIFFERING_WITHOUT_RESIZES = 81;
-constexpr int KNOWN_DIFFERING_WITH_RESIZES = 141;
+// Every generated transcript either agrees with tmux or is listed in known-differences.h with the
+// cause of its difference; a listed one that agrees now fails too, so the list shrinks with each
+// fix (remove its entries, and a cause left without any).
 
-int countDiffering(TmuxDriver& tmux, bool resizes) {
-  int differing = 0;
+const KnownDifferingTranscript* knownDifference(bool resizes, unsigned seed) {
+  for (const KnownDifferingTranscript& known : KNOWN_DIFFERING_TRANSCRIPTS) {
+    if (known.resizes == resizes && known.seed == seed) return &known;
+  }
+  return nullptr;
+}
+
+const char* causeName(KnownDifference difference) {
+  for (const KnownDifferenceReason& reason : KNOWN_DIFFERENCE_REASONS) {
+    if (reason.difference == difference) return reason.name;
+  }
+  return "?";
+}
+
+void expectOnlyKnownDifferences(TmuxDriver& tmux, bool resizes) {
+  std::map<std::string, int> perCause;
+  int agreeing = 0;
   for (unsigned seed = 1; seed <= CORPUS_SIZE; seed++) {
     Outcome outcome = replay(tmux, generateTranscript(seed, resizes));
-    if (!outcome.firstDifference.empty()) {
-      differing++;
-      if (getenv("REA_DIFF_VERBOSE") != nullptr) {
-        // Piece by piece, the difference shows at the piece that made it.
-        ADD_FAILURE() << (resizes ? "with resizes: " : "without resizes: ")
-                      << replay(tmux, generateTranscript(seed, resizes, true)).firstDifference;
-      }
+    const KnownDifferingTranscript* known = knownDifference(resizes, seed);
+    if (outcome.firstDifference.empty()) {
+      agreeing++;
+      EXPECT_EQ(known, nullptr) << "generated-" << seed << (resizes ? " with" : " without")
+                                << " resizes agrees with tmux now: remove it from "
+                                   "known-differences.h (listed as "
+                                << (known != nullptr ? causeName(known->difference) : "") << ")";
+      continue;
     }
+    if (known != nullptr) {
+      perCause[causeName(known->difference)]++;
+      continue;
+    }
+    // Piece by piece, the difference shows at the piece that made it.
+    ADD_FAILURE() << "differs from tmux and is not in known-differences.h: "
+                  << (resizes ? "with resizes: " : "without resizes: ")
+                  << replay(tmux, generateTranscript(seed, resizes, true)).firstDifference;
   }
-  return differing;
+  ::testing::Test::RecordProperty("agreeing", agreeing);
+  for (const auto& [cause, count] : perCause)
+    ::testing::Test::RecordProperty(cause, count);
+  if (getenv("REA_DIFF_VERBOSE") != nullptr) {
+    std::ostringstream summary;
+    summary << agreeing << " of " << CORPUS_SIZE << " agree;";
+    for (const auto& [cause, count] : perCause)
+      summary << " " << cause << " " << count;
+    std::cout << summary.str() << std::endl;
+  }
+}
+
+TEST(RenderDiff, EveryKnownDifferenceHasAReasonAndATranscript) {
+  std::set<std::pair<bool, unsigned>> seen;
+  for (const KnownDifferenceReason& reason : KNOWN_DIFFERENCE_REASONS) {
+    EXPECT_GT(strlen(reason.reason), 40u) << reason.name;
+    bool used = false;
+    for (const KnownDifferingTranscript& known : KNOWN_DIFFERING_TRANSCRIPTS)
+      used = used || known.difference == reason.difference;
+    EXPECT_TRUE(used) << reason.name << " lists no transcript any more: remove it";
+  }
+  for (const KnownDifferingTranscript& known : KNOWN_DIFFERING_TRANSCRIPTS) {
+    EXPECT_TRUE(seen.insert({known.resizes, known.seed}).second) << "listed twice: " << known.seed;
+    EXPECT_STRNE(causeName(known.difference), "?") << known.seed;
+    EXPECT_GE(known.seed, 1u);
+    EXPECT_LE(known.seed, CORPUS_SIZE);
+  }
 }
 
 TEST(RenderDiff, GeneratedCorpusWithoutResizes) {
   REQUIRE_TMUX();
-  int differing = countDiffering(*tmux, false);
-  RecordProperty("differing", differing);
-  EXPECT_LE(differing, KNOWN_DIFFERING_WITHOUT_RESIZES)
-      << "of " << CORPUS_SIZE << " transcripts (REA_DIFF_VERBOSE=1 shows each)";
+  expectOnlyKnownDifferences(*tmux, false);
 }
 
 TEST(RenderDiff, GeneratedCorpusWithResizes) {
   REQUIRE_TMUX();
-  int differing = countDiffering(*tmux, true);
-  RecordProperty("differing", differing);
-  EXPECT_LE(differing, KNOWN_DIFFERING_WITH_RESIZES)
-      << "of " << CORPUS_SIZE << " transcripts (REA_DIFF_VERBOSE=1 shows each)";
+  expectOnlyKnownDifferences(*tmux, true);
 }
 
 // Recorded real programs (tests/data/render-diff)
@@ -331,7 +366,8 @@ namespace rea::test {
 namespace {
 
 // A transcript from the environment, for investigating a difference by hand:
-// REA_DIFF_SIZE=COLSxROWS REA_DIFF_STEPS='bytes with \e and \n escapes|<resize CxR>|...'
+// REA_DIFF_SIZE=COLSxROWS REA_DIFF_STEPS='bytes with \e, \n, \xNN escapes|<resize CxR>|...' (the
+// form REA_DIFF_VERBOSE prints, with | between steps)
 TEST(RenderDiff, TranscriptFromTheEnvironment) {
   const char* size = getenv("REA_DIFF_SIZE");
   const char* steps = getenv("REA_DIFF_STEPS");
@@ -352,7 +388,10 @@ TEST(RenderDiff, TranscriptFromTheEnvironment) {
     } else {
       std::string bytes;
       for (size_t i = 0; i < step.size(); i++) {
-        if (step[i] == '\\' && i + 1 < step.size()) {
+        if (step[i] == '\\' && i + 3 < step.size() && step[i + 1] == 'x') {
+          bytes.push_back(static_cast<char>(std::stoi(step.substr(i + 2, 2), nullptr, 16)));
+          i += 3;
+        } else if (step[i] == '\\' && i + 1 < step.size()) {
           char c = step[++i];
           bytes.push_back(c == 'e'   ? '\x1b'
                           : c == 'n' ? '\n'
