@@ -190,7 +190,8 @@ void ScreenModel::markContinued(int row) {
   if (row >= 0 && row < height) rowOf(*active, row).continued = true;
 }
 
-int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
+int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol, int* normalRow,
+                        int* normalCol) {
   // Rows first, then the reflow at the new width, as tmux and xterm.js do: a grow pulls rows back
   // from scrollback at the old width, and the reflow lays the lines out on the new screen.
   int delta = 0;
@@ -214,8 +215,14 @@ int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
   height = rows;
   delta += popped;
   cursorRow += popped;
-  if (onNormal && cursorCol != nullptr && columns != cols)
+  if (onNormal && cursorCol != nullptr && columns != cols) {
     delta += reflow(columns, cursorRow, cursorCol);
+  } else if (!onNormal && normalRow != nullptr && normalCol != nullptr && columns != cols) {
+    // The normal buffer under the alternate screen is reflowed too (xterm.js at once, tmux when
+    // the alternate screen is left), around the cursor it will get back.
+    int row = std::clamp(*normalRow, 0, height - 1);
+    *normalRow = row + reflow(columns, row, normalCol);
+  }
   if (columns < cols) {
     auto truncate = [columns](Row& row) { row.truncate(columns); };
     normal.ring.forEachRow(truncate);

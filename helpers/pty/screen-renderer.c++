@@ -63,6 +63,7 @@ struct Renderer::Impl final : private ControlSink {
   std::string output;  // bytes libvterm wrote for the host, not yet split into replies
   std::vector<QueryReply> replies;
   CursorPosition normalCursor{0, 0};  // the normal buffer's cursor when the alternate was entered
+  bool normalReflowed = false;        // since then, a resize reflowed the normal buffer
   CursorPosition lastCursor{0, 0};    // the cursor when emulation stopped
 
   // A glyph reached the right edge with autowrap on and the cursor has not moved since: libvterm
@@ -269,7 +270,13 @@ struct Renderer::Impl final : private ControlSink {
       // screen (clamped, as xterm does) before libvterm sees another byte.
       writeUpTo(end);
       CursorPosition pos = cursor();
-      if (pos.row >= model.rows() || pos.col >= model.columns()) {
+      if (normalReflowed && !model.alternate() && sequence.leader == '?' &&
+          sequence.param(sequence.paramCount - 1, 0) == 1049) {
+        // ?1049l after the normal buffer was reflowed under the alternate screen: the cursor
+        // libvterm saved moved with its text.
+        normalReflowed = false;
+        writeRaw(clampedCursorMove(normalCursor));
+      } else if (pos.row >= model.rows() || pos.col >= model.columns()) {
         writeRaw(clampedCursorMove(pos));
       }
     }
@@ -461,7 +468,10 @@ struct Renderer::Impl final : private ControlSink {
     if (prop == VTERM_PROP_ALTSCREEN) {
       bool on = value->boolean != 0;
       // ?1049 saves the cursor right after this callback, where it still is now.
-      if (on && !impl.model.alternate()) impl.normalCursor = impl.cursor();
+      if (on && !impl.model.alternate()) {
+        impl.normalCursor = impl.cursor();
+        impl.normalReflowed = false;
+      }
       impl.model.setAlternate(on);
     }
     return 1;
@@ -479,7 +489,13 @@ struct Renderer::Impl final : private ControlSink {
     }
     bool pending = impl.reportsPendingWrap();
     int col = pending ? impl.model.columns() : pos.col;  // where the next glyph would go
-    delta->row += impl.model.resize(columns, rows, pos.row, &col);
+    int normalRow = impl.normalCursor.row;
+    int normalCol = impl.normalCursor.col;
+    delta->row += impl.model.resize(columns, rows, pos.row, &col, &normalRow, &normalCol);
+    if (impl.model.alternate()) {
+      impl.normalCursor = {normalRow, normalCol};
+      impl.normalReflowed = true;
+    }
     int adjusted = pos.col + (pending && pos.col < columns - 1 ? 1 : 0);
     delta->col += col - adjusted;
     return 1;

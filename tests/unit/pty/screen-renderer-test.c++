@@ -314,3 +314,24 @@ TEST(ScreenRenderer, RejectsSizesBelowOne) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, ReflowsTheNormalBufferUnderTheAlternateScreen) {
+  // xterm.js reflows both buffers on a change of columns, tmux the normal one when the
+  // alternate screen is left; ?1049l then puts the cursor back where its text went.
+  Renderer renderer(10, 6, 10);
+  renderer.feed("abcdefghijkl\r\n12\x1b[?1049hvim");
+  renderer.resize(20, 6);
+  renderer.feed("\x1b[?1049lX");
+  RenderedScreen frame = renderer.snapshot();
+  EXPECT_FALSE(frame.alternate);
+  EXPECT_EQ(frame.lines[0], pad("abcdefghijkl", 20));
+  EXPECT_EQ(frame.lines[1], pad("12X", 20));
+  EXPECT_EQ(frame.cursorX, 3);
+  EXPECT_EQ(frame.cursorY, 1);
+}
+
+}  // namespace
+}  // namespace rea::helper

@@ -9,8 +9,7 @@
 // before it makes the two agree (then it is TMUX_KEEPS_REGION_LINES_IN_HISTORY). Where xterm.js
 // (SPEC B §6.11's reference) and xterm do what tmux does, the Renderer was changed instead
 // (screen-corrections.h and the commits of issue 24); what remains is tmux's own behaviour, except
-// NORMAL_BUFFER_RESIZED_UNDER_THE_ALTERNATE (a Renderer limit, not yet fixed) and the
-// resize categories, where this test cannot tell which of tmux and xterm.js a difference follows.
+// in REFLOW_DETAILS, where this test cannot tell which of tmux and xterm.js a difference follows.
 
 #include <cstdint>
 
@@ -27,7 +26,6 @@ enum class KnownDifference : uint8_t {
   TMUX_MOVES_A_REFLOWED_CURSOR,
   PENDING_WRAP_AT_A_RESIZE,
   TMUX_ALTERNATE_CURSOR_PAST_THE_EDGE,
-  NORMAL_BUFFER_RESIZED_UNDER_THE_ALTERNATE,
   REFLOW_DETAILS,
 };
 
@@ -73,12 +71,6 @@ inline constexpr KnownDifferenceReason KNOWN_DIFFERENCE_REASONS[] = {
     {KnownDifference::TMUX_ALTERNATE_CURSOR_PAST_THE_EDGE, "TMUX_ALTERNATE_CURSOR_PAST_THE_EDGE",
      "Narrowing the alternate screen: tmux leaves its cursor past the new last column (it is "
      "clamped at the next write); the Renderer clamps it at once, as xterm does."},
-    {KnownDifference::NORMAL_BUFFER_RESIZED_UNDER_THE_ALTERNATE,
-     "NORMAL_BUFFER_RESIZED_UNDER_THE_ALTERNATE",
-     "A Renderer limit, not yet fixed: a change of columns while the alternate screen is active "
-     "truncates the normal buffer's rows; xterm.js reflows it, tmux reflows it on leaving the "
-     "alternate screen (libvterm 0.1.4 keeps a single saved cursor, which would have to be "
-     "reflowed with it)."},
     {KnownDifference::REFLOW_DETAILS, "REFLOW_DETAILS",
      "Other differences of the reflow at a resize, not analysed one by one: tmux's grid_reflow "
      "rewraps rows that an erase emptied inside a wrapped line, wide glyphs at an odd width and "
@@ -219,7 +211,6 @@ inline constexpr KnownDifferingTranscript KNOWN_DIFFERING_TRANSCRIPTS[] = {
     {true, 123, KnownDifference::TMUX_IGNORES_CHT},
     {true, 128, KnownDifference::REFLOW_DETAILS},
     {true, 131, KnownDifference::WIDE_GLYPH_HALF},
-    {true, 132, KnownDifference::NORMAL_BUFFER_RESIZED_UNDER_THE_ALTERNATE},
     {true, 134, KnownDifference::TMUX_IGNORES_CHT},
     {true, 136, KnownDifference::TMUX_REVERSE_WRAPS_BACKSPACE},
     {true, 138, KnownDifference::WIDE_GLYPH_HALF},
@@ -269,7 +260,6 @@ inline constexpr KnownDifferingTranscript KNOWN_DIFFERING_TRANSCRIPTS[] = {
     {true, 221, KnownDifference::TMUX_KEEPS_REGION_LINES_IN_HISTORY},
     {true, 222, KnownDifference::TMUX_KEEPS_REGION_LINES_IN_HISTORY},
     {true, 223, KnownDifference::WIDE_GLYPH_HALF},
-    {true, 224, KnownDifference::NORMAL_BUFFER_RESIZED_UNDER_THE_ALTERNATE},
     {true, 226, KnownDifference::PENDING_WRAP_AT_A_RESIZE},
     {true, 229, KnownDifference::WIDE_GLYPH_HALF},
     {true, 232, KnownDifference::REFLOW_DETAILS},

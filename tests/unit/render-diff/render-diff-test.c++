@@ -245,6 +245,14 @@ TEST(RenderDiff, AWideCharacterInTheLastTwoColumnsWithoutAutowrap) {
                             out("\r\nabcdefghi雪x")}));
 }
 
+TEST(RenderDiff, TheNormalBufferIsReflowedUnderTheAlternateScreen) {
+  REQUIRE_TMUX();
+  expectSame(*tmux,
+             single("alternate-reflow", 10, 6,
+                    {out("abcdefghijkl\r\n12\x1b[?1049hvim"), resize(20, 6), out("\x1b[?1049lX"),
+                     out("\x1b[?1049h"), resize(5, 6), out("\x1b[?1049lY")}));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
