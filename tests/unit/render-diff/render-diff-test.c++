@@ -10,8 +10,8 @@
 // at column `columns` in tmux, where an erase, insert or delete acts on nothing (xterm and
 // libvterm act on the last column), so every control piece starts with a CR.
 //
-// To investigate a difference: REA_DIFF_VERBOSE=1 prints each unlisted one piece by piece, and
-// TranscriptFromTheEnvironment replays a transcript given in the form it prints.
+// To investigate a difference: REA_DIFF_VERBOSE=1 prints each one (listed or not) piece by piece,
+// and TranscriptFromTheEnvironment replays a transcript given in the form it prints.
 
 #include "helpers/pty/screen-renderer.h"
 #include "tests/unit/render-diff/known-differences.h"
@@ -300,6 +300,12 @@ void expectOnlyKnownDifferences(TmuxDriver& tmux, bool resizes) {
     }
     if (known != nullptr) {
       perCause[causeName(known->difference)]++;
+      if (getenv("REA_DIFF_VERBOSE") != nullptr) {
+        std::cout << "known (" << causeName(known->difference) << ") "
+                  << (resizes ? "with resizes: " : "without resizes: ")
+                  << replay(tmux, generateTranscript(seed, resizes, true)).firstDifference
+                  << std::endl;
+      }
       continue;
     }
     // Piece by piece, the difference shows at the piece that made it.
