@@ -85,10 +85,10 @@ class ScreenModel {
   // gains rows, rows come back from scrollback. Narrower columns truncate every row that was not
   // reflowed (also scrollback). Returns how far the cursor row must move (libvterm's resize
   // delta), never above the top row.
-  // With `cursorCol` and the normal buffer active, a change of columns first reflows the normal
-  // buffer (screen-reflow.c++), as xterm.js and tmux do: rows joined by autowrap (Row::continued)
-  // are one line, rewrapped at the new width; *cursorCol is then updated in place and the
-  // returned row delta includes the cursor's move. With the alternate buffer active, the normal
+  // With `cursorCol` and the normal buffer active, a change of columns then reflows the normal
+  // buffer at the new height (screen-reflow.c++; rows first, as xterm.js and tmux do): rows
+  // joined by autowrap (Row::continued) are one line, rewrapped at the new width; *cursorCol is
+  // then updated in place and the returned row delta includes the cursor's move. With the alternate buffer active, the normal
   // buffer is reflowed around `normalRow`/`normalCol` (its cursor, kept by the caller), which
   // are updated in place.
 
