@@ -88,9 +88,9 @@ class ScreenModel {
   // With `cursorCol` and the normal buffer active, a change of columns then reflows the normal
   // buffer at the new height (screen-reflow.c++; rows first, as xterm.js and tmux do): rows
   // joined by autowrap (Row::continued) are one line, rewrapped at the new width; *cursorCol is
-  // then updated in place and the returned row delta includes the cursor's move. With the alternate buffer active, the normal
-  // buffer is reflowed around `normalRow`/`normalCol` (its cursor, kept by the caller), which
-  // are updated in place.
+  // then updated in place and the returned row delta includes the cursor's move. With the
+  // alternate buffer active, the normal buffer is reflowed around `normalRow`/`normalCol` (its
+  // cursor, kept by the caller), which are updated in place.
 
   void markContinued(int row);
   // The visible row `row` wrapped into the next one (the Renderer saw autowrap carry a glyph on).
