@@ -187,7 +187,7 @@ void ScreenModel::resizeRows(Buffer& buffer, int newRows, bool fromScrollback, i
 }
 
 void ScreenModel::markContinued(int row) {
-  if (row >= 0 && row < height) rowOf(*active, row).continued = true;
+  if (row >= 0 && row + 1 < height) rowOf(*active, row + 1).wrapped = true;
 }
 
 int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol, int* normalRow,

@@ -87,7 +87,7 @@ class ScreenModel {
   // delta), never above the top row.
   // With `cursorCol` and the normal buffer active, a change of columns then reflows the normal
   // buffer at the new height (screen-reflow.c++; rows first, as xterm.js and tmux do): rows
-  // joined by autowrap (Row::continued) are one line, rewrapped at the new width; *cursorCol is
+  // joined by autowrap (Row::wrapped) are one line, rewrapped at the new width; *cursorCol is
   // then updated in place and the returned row delta includes the cursor's move. With the
   // alternate buffer active, the normal buffer is reflowed around `normalRow`/`normalCol` (its
   // cursor, kept by the caller), which are updated in place.

@@ -335,3 +335,24 @@ TEST(ScreenRenderer, ReflowsTheNormalBufferUnderTheAlternateScreen) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, ADeletedContinuationRowTakesItsJoinAlong) {
+  // The autowrap join is kept on the row that continues the line (xterm.js's isWrapped): when
+  // DL removes that row, the row above no longer joins the blank row that moved up, and the
+  // reflow leaves the cursor's row apart (it went to the end of the joined line before).
+  Renderer renderer(13, 7, 10);
+  std::string wide;
+  for (int i = 0; i < 21; i++)
+    wide += "\xe5\xad\x97";
+  renderer.feed(wide + "\r\x1b[M");
+  renderer.resize(20, 6);
+  RenderedScreen frame = renderer.snapshot();
+  EXPECT_EQ(frame.cursorX, 0);
+  EXPECT_EQ(frame.cursorY, 2);
+}
+
+}  // namespace
+}  // namespace rea::helper
