@@ -18,6 +18,7 @@ namespace {
 struct LineCells {
   std::vector<Cell> cells;
   int cursorOffset = -1;  // the cursor's place in the line, or -1
+  size_t textEnd = 0;     // cells up to the last one holding a glyph
 };
 
 }  // namespace
@@ -52,6 +53,9 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
              line.cells.back().pen.isDefault()) {
         line.cells.pop_back();
       }
+      line.textEnd = line.cells.size();
+      while (line.textEnd > 0 && line.cells[line.textEnd - 1].isEmpty())
+        line.textEnd--;
     }
   }
 
@@ -70,6 +74,9 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
       int width = cell.isWide() && columns > 1 ? 2 : 1;
       if (cell.isSpacer()) continue;  // comes with its wide glyph
       if (col + width > columns) {
+        // Blank cells after the text (erased with a colour) do not make the line wrap: xterm.js
+        // and tmux measure a line by its text; those past the new width are dropped.
+        if (k >= line.textEnd) break;
         rows.emplace_back();
         rows.back().wrapped = true;
         col = 0;

@@ -356,3 +356,21 @@ TEST(ScreenRenderer, ADeletedContinuationRowTakesItsJoinAlong) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, BlankCellsWithABackgroundDoNotMakeAReflowedLineWrap) {
+  // Rows scrolled in while a background colour is set hold coloured blank cells across the whole
+  // width; a narrower reflow measures the line by its text (xterm.js, tmux) and keeps one row.
+  Renderer renderer(27, 4, 10);
+  renderer.feed("\x1b[48;2;10;20;30m\x1b[4;1Hline\n\nend\x1b[m");
+  renderer.resize(26, 5);
+  RenderedScreen frame = renderer.snapshot();
+  // One row came back from scrollback; each line kept a single row.
+  EXPECT_EQ(frame.lines[2], pad("line", 26));
+  EXPECT_EQ(frame.lines[4], pad("    end", 26));
+}
+
+}  // namespace
+}  // namespace rea::helper

@@ -270,6 +270,13 @@ TEST(RenderDiff, ADeletedContinuationRowTakesItsJoinAlong) {
   expectSame(*tmux, single("deleted-continuation", 13, 7, {out(wide + "\r\x1b[M"), resize(20, 6)}));
 }
 
+TEST(RenderDiff, BlankCellsWithABackgroundDoNotMakeAReflowedLineWrap) {
+  REQUIRE_TMUX();
+  expectSame(*tmux, single("background-reflow", 27, 4,
+                           {out("\x1b[48;2;10;20;30m\x1b[4;1Hline\n\nend\x1b[m"), resize(26, 5),
+                            resize(12, 5), resize(30, 4)}));
+}
+
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
