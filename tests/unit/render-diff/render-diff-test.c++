@@ -1,156 +1,23 @@
 // The differential renderer test (issue 24): transcripts replayed into our Renderer and into
 // tmux 3.3a (tmux-driver.h) at the same size; after every step (an output chunk or a resize) the
-// visible text (trailing spaces trimmed), the cursor and the active buffer are compared. The
-// issue's five cases and the named cases after them must agree exactly; of the generated corpus
-// (transcript.h, 240 transcripts run without and with resizes) every transcript must agree except
-// those listed in known-differences.h, each with the cause of its first difference and that
-// cause's reason (what tmux does there, what xterm and xterm.js do).
+// visible text (trailing spaces trimmed), the cursor and the active buffer are compared
+// (replay.h). Here: the issue's five cases, which must agree exactly, the recorded real programs
+// and a transcript from the environment. corrections-test.c++ has the named cases beyond the
+// issue's; corpus-test.c++ the generated corpus (transcript.h, 240 transcripts run without and
+// with resizes), where every transcript must agree except those listed in known-differences.h,
+// each with the cause of its first difference and that cause's reason.
 //
-// The generator steers clear of one more tmux particularity: a cursor whose wrap is pending stays
-// at column `columns` in tmux, where an erase, insert or delete acts on nothing (xterm and
-// libvterm act on the last column), so every control piece starts with a CR.
-//
-// To investigate a difference: REA_DIFF_VERBOSE=1 prints each one (listed or not) piece by piece,
-// and TranscriptFromTheEnvironment replays a transcript given in the form it prints.
+// To investigate a difference: REA_DIFF_VERBOSE=1 (corpus-test.c++) prints each one piece by
+// piece, and TranscriptFromTheEnvironment (below) replays a transcript given in the form it prints.
 
-#include "helpers/pty/screen-renderer.h"
-#include "tests/unit/render-diff/known-differences.h"
-#include "tests/unit/render-diff/tmux-driver.h"
-#include "tests/unit/render-diff/transcript.h"
+#include "tests/unit/render-diff/replay.h"
 
 #include <dirent.h>
-#include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
-#include <iostream>
-#include <map>
-#include <memory>
-#include <set>
-#include <sstream>
 
 namespace rea::test {
 namespace {
-
-using rea::helper::RenderedScreen;
-using rea::helper::Renderer;
-
-constexpr int SCROLLBACK = 1000;
-constexpr unsigned CORPUS_SIZE = 240;
-
-TmuxDriver* sharedTmux() {
-  // One server for the whole program: starting tmux costs more than a transcript.
-  static std::unique_ptr<TmuxDriver> driver;
-  if (!driver && TmuxDriver::available()) driver = std::make_unique<TmuxDriver>(SCROLLBACK);
-  return driver.get();
-}
-
-std::string rtrim(std::string line) {
-  while (!line.empty() && line.back() == ' ')
-    line.pop_back();
-  return line;
-}
-
-std::string printable(const std::string& bytes) {
-  std::string out;
-  for (unsigned char c : bytes) {
-    if (c == 0x1b) {
-      out += "\\e";
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out.push_back(static_cast<char>(c));
-    }
-  }
-  return out;
-}
-
-// What differs between the two screens, or "" if nothing does.
-std::string difference(const RenderedScreen& ours, const TmuxScreen& theirs) {
-  std::ostringstream out;
-  std::vector<std::string> ourLines;
-  for (const std::string& line : ours.lines)
-    ourLines.push_back(rtrim(line));
-  std::vector<std::string> theirLines = theirs.lines;
-  for (std::string& line : theirLines)
-    line = rtrim(line);
-  bool same = ourLines == theirLines && ours.cursorX == theirs.cursorX &&
-              ours.cursorY == theirs.cursorY && ours.alternate == theirs.alternate;
-  if (same) return "";
-  out << "ours: cursor " << ours.cursorX << "," << ours.cursorY
-      << (ours.alternate ? " alternate" : " normal") << "\n";
-  for (const std::string& line : ourLines)
-    out << "  |" << line << "|\n";
-  out << "tmux: cursor " << theirs.cursorX << "," << theirs.cursorY
-      << (theirs.alternate ? " alternate" : " normal") << "\n";
-  for (const std::string& line : theirLines)
-    out << "  |" << line << "|\n";
-  return out.str();
-}
-
-struct Outcome {
-  std::string firstDifference;  // "" when every step agreed
-  int step = -1;                // the step it showed after
-};
-
-Outcome replay(TmuxDriver& tmux, const Transcript& transcript, int piecesOf = -1) {
-  // piecesOf >= 0 (a piecewise transcript): compare only at the ends of the unsplit steps,
-  // except within step `piecesOf`, after each of its pieces; so the first difference is the one
-  // the unsplit transcript shows, found at the piece that made it.
-  Renderer renderer(transcript.columns, transcript.rows, SCROLLBACK);
-  tmux.start(transcript.columns, transcript.rows);
-  std::string fed;
-  for (size_t i = 0; i < transcript.steps.size(); i++) {
-    const TranscriptStep& step = transcript.steps[i];
-    if (i > 0) fed += "|";  // steps as TranscriptFromTheEnvironment reads them
-    if (step.columns > 0) {
-      renderer.resize(step.columns, step.rows);
-      tmux.resize(step.columns, step.rows);
-      fed += "<resize " + std::to_string(step.columns) + "x" + std::to_string(step.rows) + ">";
-    } else {
-      renderer.feed(step.output);
-      tmux.feed(step.output);
-      fed += step.output;
-    }
-    bool endOfStep =
-        i + 1 == transcript.steps.size() || transcript.steps[i + 1].source != step.source;
-    if (piecesOf >= 0 && step.source != piecesOf && !endOfStep) continue;
-    std::string diff = difference(renderer.snapshot(), tmux.capture());
-    if (!diff.empty()) {
-      return Outcome{transcript.name + " (" + std::to_string(transcript.columns) + "x" +
-                         std::to_string(transcript.rows) + ") step " + std::to_string(i) +
-                         " after: " + printable(fed) + "\nlast step: " +
-                         (step.columns > 0 ? "<resize>" : printable(step.output)) + "\n" + diff,
-                     static_cast<int>(i)};
-    }
-  }
-  return Outcome{};
-}
-
-#define REQUIRE_TMUX()                                          \
-  TmuxDriver* tmux = sharedTmux();                              \
-  if (tmux == nullptr) GTEST_SKIP() << "tmux is not installed"; \
-  static_assert(true)
-
-Transcript single(const std::string& name, int columns, int rows,
-                  std::vector<TranscriptStep> steps) {
-  return Transcript{name, columns, rows, std::move(steps)};
-}
-
-TranscriptStep out(std::string bytes) {
-  return TranscriptStep{std::move(bytes), 0, 0};
-}
-
-TranscriptStep resize(int columns, int rows) {
-  return TranscriptStep{"", columns, rows};
-}
-
-void expectSame(TmuxDriver& tmux, const Transcript& transcript) {
-  Outcome outcome = replay(tmux, transcript);
-  EXPECT_EQ(outcome.firstDifference, "");
-}
 
 // The issue's five cases, each on its own ---------------------------------------------------------
 
@@ -196,87 +63,6 @@ TEST(RenderDiff, Case5CursorWaitingToWrapIsReportedPastTheLastColumn) {
                     {out("0123456789"), out("\r\n012345678日"), out("\r\n\x1b[?7l0123456789")}));
 }
 
-// Beyond the issue's cases: libvterm 0.1.4 moves differently from xterm and tmux
-// (screen-corrections.h) ------------------------------------------------------------------------
-
-TEST(RenderDiff, ScrollRegionsOfOneRowAreIgnored) {
-  REQUIRE_TMUX();
-  expectSame(*tmux, single("one-row-region", 10, 5,
-                           {out("a\r\n\x1b[3;3rb\x1b[3;1Hc\nd\ne\nf\ng"), out("\x1b[4;2rh\ni")}));
-}
-
-TEST(RenderDiff, CursorMovesStopAtTheScrollRegionsMargins) {
-  REQUIRE_TMUX();
-  expectSame(*tmux, single("margins", 6, 6,
-                           {out("\x1b[2;4r\x1b[3;3H\x1b[9Au\x1b[9Bd\x1b[9Fp\x1b[9En"),
-                            out("\x1b[6;2H\x1b[9At\x1b[1;1H\x1b[9Ba\x1b[5;1H\x1b[2Bb"),
-                            out("\x1b[2;1Habcdef\x1b[A"), out("\x1b[?6h\x1b[9Bz\x1b[?6l\x1b[r")}));
-}
-
-TEST(RenderDiff, AChangeOfRowsResetsTheScrollRegion) {
-  REQUIRE_TMUX();
-  expectSame(*tmux,
-             single("region-resize", 10, 6,
-                    {out("\x1b[2;4r\x1b[4;1Ha\nb\nc"), resize(10, 3), out("\x1b[3;1Hx\ny\nz"),
-                     out("\x1b[2;3r"), resize(12, 3), out("\x1b[3;1Hv\nw")}));
-}
-
-TEST(RenderDiff, CsiSAndCsiUSaveAndRestoreTheCursor) {
-  REQUIRE_TMUX();
-  expectSame(*tmux, single("scosc", 10, 3,
-                           {out("ab\x1b[sXY\x1b[uZ"),
-                            out("\r\ncd\x1b"
-                                "7XY\x1b[uZ"),
-                            out("\r\nef\x1b[sXY\x1b"
-                                "8Z")}));
-}
-
-TEST(RenderDiff, EnteringTheAlternateScreenAgainKeepsIt) {
-  REQUIRE_TMUX();
-  expectSame(*tmux, single("alternate-again", 10, 3,
-                           {out("ab\x1b[?1049hkept\r\n"), out("\x1b[?1049hx"), out("\x1b[?1047hy"),
-                            out("\x1b[?47hz"), out("\x1b[?1049l")}));
-}
-
-TEST(RenderDiff, AResizeChangesTheRowsBeforeItReflows) {
-  // tmux and xterm.js resize the rows (dropping rows below the cursor, pulling rows back from
-  // scrollback) at the old width, then reflow; these generated transcripts differed while the
-  // Renderer reflowed first (and 114, which now differs for another cause: REFLOW_DETAILS).
-  REQUIRE_TMUX();
-  for (unsigned seed : {26u, 61u, 73u, 81u, 133u, 185u, 219u})
-    expectSame(*tmux, generateTranscript(seed, true));
-}
-
-TEST(RenderDiff, AWideCharacterInTheLastTwoColumnsWithoutAutowrap) {
-  REQUIRE_TMUX();
-  expectSame(*tmux, single("nowrap-wide-edge", 11, 3,
-                           {out("\x1b[?7l字字字字字字字"), out("\r\nabcdefghiｆｕｌｌ"),
-                            out("\r\nabcdefghi雪x")}));
-}
-
-TEST(RenderDiff, TheNormalBufferIsReflowedUnderTheAlternateScreen) {
-  REQUIRE_TMUX();
-  expectSame(*tmux,
-             single("alternate-reflow", 10, 6,
-                    {out("abcdefghijkl\r\n12\x1b[?1049hvim"), resize(20, 6), out("\x1b[?1049lX"),
-                     out("\x1b[?1049h"), resize(5, 6), out("\x1b[?1049lY")}));
-}
-
-TEST(RenderDiff, ADeletedContinuationRowTakesItsJoinAlong) {
-  REQUIRE_TMUX();
-  std::string wide;
-  for (int i = 0; i < 21; i++)
-    wide += "字";
-  expectSame(*tmux, single("deleted-continuation", 13, 7, {out(wide + "\r\x1b[M"), resize(20, 6)}));
-}
-
-TEST(RenderDiff, BlankCellsWithABackgroundDoNotMakeAReflowedLineWrap) {
-  REQUIRE_TMUX();
-  expectSame(*tmux, single("background-reflow", 27, 4,
-                           {out("\x1b[48;2;10;20;30m\x1b[4;1Hline\n\nend\x1b[m"), resize(26, 5),
-                            resize(12, 5), resize(30, 4)}));
-}
-
 TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer renderer(20, 2, 0);
   renderer.feed("\x1b[53mover\x1b[55mline");
@@ -286,96 +72,6 @@ TEST(RenderDiff, Case5OverlineIsSerialized) {
   Renderer copy(20, 2, 0);
   copy.feed(screen.serializedState);
   EXPECT_EQ(copy.snapshot().serializedState, screen.serializedState);
-}
-
-// The generated corpus -------------------------------------------------------------------------
-
-// Every generated transcript either agrees with tmux or is listed in known-differences.h with the
-// cause of its difference; a listed one that agrees now fails too, so the list shrinks with each
-// fix (remove its entries, and a cause left without any).
-
-const KnownDifferingTranscript* knownDifference(bool resizes, unsigned seed) {
-  for (const KnownDifferingTranscript& known : KNOWN_DIFFERING_TRANSCRIPTS) {
-    if (known.resizes == resizes && known.seed == seed) return &known;
-  }
-  return nullptr;
-}
-
-const char* causeName(KnownDifference difference) {
-  for (const KnownDifferenceReason& reason : KNOWN_DIFFERENCE_REASONS) {
-    if (reason.difference == difference) return reason.name;
-  }
-  return "?";
-}
-
-void expectOnlyKnownDifferences(TmuxDriver& tmux, bool resizes) {
-  std::map<std::string, int> perCause;
-  int agreeing = 0;
-  for (unsigned seed = 1; seed <= CORPUS_SIZE; seed++) {
-    Outcome outcome = replay(tmux, generateTranscript(seed, resizes));
-    const KnownDifferingTranscript* known = knownDifference(resizes, seed);
-    if (outcome.firstDifference.empty()) {
-      agreeing++;
-      EXPECT_EQ(known, nullptr) << "generated-" << seed << (resizes ? " with" : " without")
-                                << " resizes agrees with tmux now: remove it from "
-                                   "known-differences.h (listed as "
-                                << (known != nullptr ? causeName(known->difference) : "") << ")";
-      continue;
-    }
-    if (known != nullptr) {
-      perCause[causeName(known->difference)]++;
-      if (getenv("REA_DIFF_VERBOSE") != nullptr) {
-        std::cout
-            << "known (" << causeName(known->difference) << ") "
-            << (resizes ? "with resizes: " : "without resizes: ")
-            << replay(tmux, generateTranscript(seed, resizes, true), outcome.step).firstDifference
-            << std::endl;
-      }
-      continue;
-    }
-    // Piece by piece, the difference shows at the piece that made it.
-    ADD_FAILURE()
-        << "differs from tmux and is not in known-differences.h: "
-        << (resizes ? "with resizes: " : "without resizes: ")
-        << replay(tmux, generateTranscript(seed, resizes, true), outcome.step).firstDifference;
-  }
-  ::testing::Test::RecordProperty("agreeing", agreeing);
-  for (const auto& [cause, count] : perCause)
-    ::testing::Test::RecordProperty(cause, count);
-  if (getenv("REA_DIFF_VERBOSE") != nullptr) {
-    std::ostringstream summary;
-    summary << agreeing << " of " << CORPUS_SIZE << " agree;";
-    for (const auto& [cause, count] : perCause)
-      summary << " " << cause << " " << count;
-    std::cout << summary.str() << std::endl;
-  }
-}
-
-TEST(RenderDiff, EveryKnownDifferenceHasAReasonAndATranscript) {
-  std::set<std::pair<bool, unsigned>> seen;
-  for (const KnownDifferenceReason& reason : KNOWN_DIFFERENCE_REASONS) {
-    EXPECT_GT(strlen(reason.reason), 40u) << reason.name;
-    bool used = false;
-    for (const KnownDifferingTranscript& known : KNOWN_DIFFERING_TRANSCRIPTS)
-      used = used || known.difference == reason.difference;
-    EXPECT_TRUE(used) << reason.name << " lists no transcript any more: remove it";
-  }
-  for (const KnownDifferingTranscript& known : KNOWN_DIFFERING_TRANSCRIPTS) {
-    EXPECT_TRUE(seen.insert({known.resizes, known.seed}).second) << "listed twice: " << known.seed;
-    EXPECT_STRNE(causeName(known.difference), "?") << known.seed;
-    EXPECT_GE(known.seed, 1u);
-    EXPECT_LE(known.seed, CORPUS_SIZE);
-  }
-}
-
-TEST(RenderDiff, GeneratedCorpusWithoutResizes) {
-  REQUIRE_TMUX();
-  expectOnlyKnownDifferences(*tmux, false);
-}
-
-TEST(RenderDiff, GeneratedCorpusWithResizes) {
-  REQUIRE_TMUX();
-  expectOnlyKnownDifferences(*tmux, true);
 }
 
 // Recorded real programs (tests/data/render-diff)
