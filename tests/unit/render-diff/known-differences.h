@@ -1,6 +1,6 @@
 #pragma once
 // The generated transcripts (transcript.h) that still differ from tmux 3.3a, each with the cause
-// of its first difference, and each cause with its reason (issue 24). render-diff-test.c++ fails
+// of its first difference, and each cause with its reason (issue 24). corpus-test.c++ fails
 // when a transcript differs that is not listed here, and when a listed one agrees now: a fix
 // removes its transcripts from the list, and a new difference has to be understood first.
 //
