@@ -99,11 +99,13 @@ struct Row {
   std::vector<Cell> cells;  // leftmost cells; the rest of the row is empty with the default pen
   std::string encoded;      // cache for the serializer (valid only while encodedValid)
   bool encodedValid = false;
-  bool continued = false;  // the line goes on in the next row (autowrap): reflow joins them
+  bool wrapped = false;  // autowrap carried the line on from the row above: reflow joins them
+  // (kept on the continuing row, like xterm.js's isWrapped: a row deleted, scrolled away or
+  // erased whole takes the join with it)
 
   void reset() {
     cells.clear();
-    continued = false;
+    wrapped = false;
     encoded.clear();
     encodedValid = false;
   }

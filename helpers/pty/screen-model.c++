@@ -187,17 +187,15 @@ void ScreenModel::resizeRows(Buffer& buffer, int newRows, bool fromScrollback, i
 }
 
 void ScreenModel::markContinued(int row) {
-  if (row >= 0 && row < height) rowOf(*active, row).continued = true;
+  if (row >= 0 && row + 1 < height) rowOf(*active, row + 1).wrapped = true;
 }
 
-int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
+int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol, int* normalRow,
+                        int* normalCol) {
+  // Rows first, then the reflow at the new width, as tmux and xterm.js do: a grow pulls rows back
+  // from scrollback at the old width, and the reflow lays the lines out on the new screen.
   int delta = 0;
   bool onNormal = active == &normal;
-  if (onNormal && cursorCol != nullptr && columns != cols) {
-    int moved = reflow(columns, cursorRow, cursorCol);
-    delta += moved;
-    cursorRow += moved;
-  }
   if (rows < height) {
     // Anchored at the cursor, as xterm.js and tmux do: the rows below the cursor go first
     // (whatever they hold), then rows from the top, into scrollback on the normal buffer and
@@ -206,8 +204,24 @@ int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
     int fromTop = height - rows - std::min(below, height - rows);
     if (fromTop > 0) {
       scrollRows(0, height, fromTop);
-      delta -= std::min(fromTop, std::max(cursorRow, 0));
+      int moved = std::min(fromTop, std::max(cursorRow, 0));
+      delta -= moved;
+      cursorRow -= moved;
     }
+  }
+  int popped = 0;
+  resizeRows(normal, rows, onNormal, &popped);
+  resizeRows(alt, rows, false, nullptr);
+  height = rows;
+  delta += popped;
+  cursorRow += popped;
+  if (onNormal && cursorCol != nullptr && columns != cols) {
+    delta += reflow(columns, cursorRow, cursorCol);
+  } else if (!onNormal && normalRow != nullptr && normalCol != nullptr && columns != cols) {
+    // The normal buffer under the alternate screen is reflowed too (xterm.js at once, tmux when
+    // the alternate screen is left), around the cursor it will get back.
+    int row = std::clamp(*normalRow, 0, height - 1);
+    *normalRow = row + reflow(columns, row, normalCol);
   }
   if (columns < cols) {
     auto truncate = [columns](Row& row) { row.truncate(columns); };
@@ -215,11 +229,7 @@ int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol) {
     alt.ring.forEachRow(truncate);
   }
   cols = columns;
-  int popped = 0;
-  resizeRows(normal, rows, onNormal, &popped);
-  resizeRows(alt, rows, false, nullptr);
-  height = rows;
-  return delta + popped;
+  return delta;
 }
 
 void ScreenModel::clearScrollback() {

@@ -76,7 +76,8 @@ class ScreenModel {
   void setAlternate(bool on);
   // Switches the active buffer (libvterm erases the alternate one right after switching to it).
 
-  int resize(int columns, int rows, int cursorRow, int* cursorCol = nullptr);
+  int resize(int columns, int rows, int cursorRow, int* cursorCol = nullptr,
+             int* normalRow = nullptr, int* normalCol = nullptr);
   // Resizes both buffers. When the active buffer loses rows, the rows below the cursor are
   // dropped first (whatever they hold), then rows go from the top (into scrollback on the normal
   // buffer, dropped on the alternate one), so the cursor stays on screen (xterm.js and tmux;
@@ -84,10 +85,12 @@ class ScreenModel {
   // gains rows, rows come back from scrollback. Narrower columns truncate every row that was not
   // reflowed (also scrollback). Returns how far the cursor row must move (libvterm's resize
   // delta), never above the top row.
-  // With `cursorCol` and the normal buffer active, a change of columns first reflows the normal
-  // buffer (screen-reflow.c++), as xterm.js and tmux do: rows joined by autowrap (Row::continued)
-  // are one line, rewrapped at the new width; *cursorCol is then updated in place and the
-  // returned row delta includes the cursor's move.
+  // With `cursorCol` and the normal buffer active, a change of columns then reflows the normal
+  // buffer at the new height (screen-reflow.c++; rows first, as xterm.js and tmux do): rows
+  // joined by autowrap (Row::wrapped) are one line, rewrapped at the new width; *cursorCol is
+  // then updated in place and the returned row delta includes the cursor's move. With the
+  // alternate buffer active, the normal buffer is reflowed around `normalRow`/`normalCol` (its
+  // cursor, kept by the caller), which are updated in place.
 
   void markContinued(int row);
   // The visible row `row` wrapped into the next one (the Renderer saw autowrap carry a glyph on).

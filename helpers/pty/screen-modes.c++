@@ -131,8 +131,12 @@ bool TerminalModes::usesAbsoluteCursor() const {
 void TerminalModes::appendRegion(std::string& out) const {
   if (leftRightMargins()) out += "\x1b[?69h";
   if (right >= 0 || left != 0) {
+    // Margins kept while ?69 is off (libvterm keeps them for a later ?69h): CSI s sets them only
+    // while ?69 is on (it saves the cursor otherwise, screen-corrections.h).
+    if (!leftRightMargins()) out += "\x1b[?69h";
     out += "\x1b[" + std::to_string(left + 1) + ";" + std::to_string(right < 0 ? columns : right) +
            "s";
+    if (!leftRightMargins()) out += "\x1b[?69l";
   }
   if (bottom >= 0 || top != 0) {
     out +=

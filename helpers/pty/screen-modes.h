@@ -50,6 +50,9 @@ class TerminalModes {
   bool insertMode() const { return insert; }
   bool protecting() const { return protectedPen; }  // DECSCA: new glyphs are protected
   bool leftRightMargins() const { return (decModes & bit(DEC_MARGINS)) != 0; }
+  int screenRows() const { return rows; }
+  bool hasScrollRegion() const { return top != 0 || bottom >= 0; }
+  // DECSTBM set to less than the whole screen.
   int regionTop() const { return top; }
   int regionLeft() const { return leftRightMargins() ? left : 0; }
   int regionBottom() const { return bottom < 0 ? rows : bottom; }

@@ -1,6 +1,6 @@
 // ScreenModel::reflow: rewraps the normal buffer's lines at a new width on a resize (issue 24),
 // as xterm.js and tmux do (the alternate buffer is never reflowed, like theirs). Rows that
-// autowrap joined (Row::continued) form one line; its cells are laid out again at the new width,
+// autowrap joined (Row::wrapped) form one line; its cells are laid out again at the new width,
 // a wide glyph that would straddle the edge starting the next row. The visible rows are then the
 // last `height` rows (rows pushed above them become scrollback, the oldest beyond the limit are
 // dropped; missing rows are added empty at the bottom), and the cursor keeps its place in its
@@ -18,6 +18,7 @@ namespace {
 struct LineCells {
   std::vector<Cell> cells;
   int cursorOffset = -1;  // the cursor's place in the line, or -1
+  size_t textEnd = 0;     // cells up to the last one holding a glyph
 };
 
 }  // namespace
@@ -38,7 +39,7 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
     if (i == cursorIndex) line.cursorOffset = static_cast<int>(start) + *cursorCol;
     size_t stored = std::min(row.cells.size(), static_cast<size_t>(cols));
     line.cells.insert(line.cells.end(), row.cells.begin(), row.cells.begin() + stored);
-    open = row.continued && i + 1 < total;
+    open = i + 1 < total && ring[i + 1].wrapped;
     if (open) {
       // A wrapped row is full width; its last cell stays empty only when a wide glyph did not
       // fit there (then the next row starts with it): drop that cell.
@@ -52,6 +53,9 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
              line.cells.back().pen.isDefault()) {
         line.cells.pop_back();
       }
+      line.textEnd = line.cells.size();
+      while (line.textEnd > 0 && line.cells[line.textEnd - 1].isEmpty())
+        line.textEnd--;
     }
   }
 
@@ -70,8 +74,11 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
       int width = cell.isWide() && columns > 1 ? 2 : 1;
       if (cell.isSpacer()) continue;  // comes with its wide glyph
       if (col + width > columns) {
-        rows.back().continued = true;
+        // Blank cells after the text (erased with a colour) do not make the line wrap: xterm.js
+        // and tmux measure a line by its text; those past the new width are dropped.
+        if (k >= line.textEnd) break;
         rows.emplace_back();
+        rows.back().wrapped = true;
         col = 0;
       }
       if (!placed && line.cursorOffset >= 0 && line.cursorOffset <= lineOffset) {
@@ -103,8 +110,8 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
         int beyond = col + past;
         while (beyond >= columns &&
                rows.size() - first < 1 + static_cast<size_t>(beyond / columns)) {
-          rows.back().continued = true;
           rows.emplace_back();
+          rows.back().wrapped = true;
           beyond -= columns;
         }
         newCursorRow = static_cast<int>(rows.size() - 1);
@@ -135,7 +142,7 @@ int ScreenModel::reflow(int columns, int cursorRow, int* cursorCol) {
   for (size_t i = skip; i < rows.size(); i++) {
     Row& target = ring.pushBack();
     target.cells.swap(rows[i].cells);
-    target.continued = rows[i].continued;
+    target.wrapped = rows[i].wrapped;
   }
   int oldRow = cursorRow;
   int newRow = std::max(newCursorRow - static_cast<int>(visibleStart), 0);

@@ -1,5 +1,6 @@
 #include "helpers/pty/screen-renderer.h"
 
+#include "helpers/pty/screen-corrections.h"
 #include "helpers/pty/screen-model.h"
 #include "helpers/pty/screen-modes.h"
 #include "helpers/pty/screen-scanner.h"
@@ -62,6 +63,7 @@ struct Renderer::Impl final : private ControlSink {
   std::string output;  // bytes libvterm wrote for the host, not yet split into replies
   std::vector<QueryReply> replies;
   CursorPosition normalCursor{0, 0};  // the normal buffer's cursor when the alternate was entered
+  bool normalReflowed = false;        // since then, a resize reflowed the normal buffer
   CursorPosition lastCursor{0, 0};    // the cursor when emulation stopped
 
   // A glyph reached the right edge with autowrap on and the cursor has not moved since: libvterm
@@ -180,7 +182,8 @@ struct Renderer::Impl final : private ControlSink {
       }
       writeRaw(bytes.substr(start, i - start));
       start = i + length;
-      if (checkWide && cursor().col + 2 > model.columns()) {
+      int atColumn = checkWide ? cursor().col : 0;
+      if (checkWide && atColumn + 2 > model.columns()) {
         // Autowrap off and no room for a wide character: tmux and xterm drop it (libvterm would
         // start a new line anyway, moving everything after it a row down).
         i = start;
@@ -194,6 +197,11 @@ struct Renderer::Impl final : private ControlSink {
         standInFresh = true;
         writeRaw(correction == 2 ? "\xe3\x80\x80" : "\xef\xbf\xbd");
         standInFresh = false;
+      }
+      if (checkWide && atColumn + 2 == model.columns()) {
+        // Autowrap off and the wide glyph took the last two columns: xterm.js and tmux leave
+        // the cursor on the last column; libvterm keeps it on the glyph's first.
+        writeRaw("\x1b[C");
       }
       i = start;
     }
@@ -219,6 +227,19 @@ struct Renderer::Impl final : private ControlSink {
       int col = lastCursor.col + 1 - (modes.origin() ? modes.regionLeft() : 0);
       if (answerQuery(sequence, row, col, reply)) replies.push_back(std::move(reply));
       return;
+    }
+    if (mayNeedCorrection(sequence)) {
+      writeUpTo(end - 1);  // libvterm has all but the final byte: its cursor is current
+      if (std::optional<std::string> replacement =
+              correctedSequence(sequence, cursor().row, model.alternate(), modes)) {
+        // Cancel the sequence in libvterm (CAN) and give it the replacement instead; a cursor
+        // move ends a pending wrap even where libvterm's cursor does not move.
+        writeRaw("\x18");
+        fedUpTo = end;
+        writeRaw(*replacement);
+        wrapPending = wrapPending && replacement->empty();
+        if (!restoresSavedCursor(sequence)) return;  // else clamp what DECRC restored (below)
+      }
     }
     if (changesWriteModes(sequence)) {
       // Autowrap and insert mode decide how write() and onPutGlyph treat the text before this
@@ -249,7 +270,13 @@ struct Renderer::Impl final : private ControlSink {
       // screen (clamped, as xterm does) before libvterm sees another byte.
       writeUpTo(end);
       CursorPosition pos = cursor();
-      if (pos.row >= model.rows() || pos.col >= model.columns()) {
+      if (normalReflowed && !model.alternate() && sequence.leader == '?' &&
+          sequence.param(sequence.paramCount - 1, 0) == 1049) {
+        // ?1049l after the normal buffer was reflowed under the alternate screen: the cursor
+        // libvterm saved moved with its text.
+        normalReflowed = false;
+        writeRaw(clampedCursorMove(normalCursor));
+      } else if (pos.row >= model.rows() || pos.col >= model.columns()) {
         writeRaw(clampedCursorMove(pos));
       }
     }
@@ -441,7 +468,10 @@ struct Renderer::Impl final : private ControlSink {
     if (prop == VTERM_PROP_ALTSCREEN) {
       bool on = value->boolean != 0;
       // ?1049 saves the cursor right after this callback, where it still is now.
-      if (on && !impl.model.alternate()) impl.normalCursor = impl.cursor();
+      if (on && !impl.model.alternate()) {
+        impl.normalCursor = impl.cursor();
+        impl.normalReflowed = false;
+      }
       impl.model.setAlternate(on);
     }
     return 1;
@@ -459,7 +489,13 @@ struct Renderer::Impl final : private ControlSink {
     }
     bool pending = impl.reportsPendingWrap();
     int col = pending ? impl.model.columns() : pos.col;  // where the next glyph would go
-    delta->row += impl.model.resize(columns, rows, pos.row, &col);
+    int normalRow = impl.normalCursor.row;
+    int normalCol = impl.normalCursor.col;
+    delta->row += impl.model.resize(columns, rows, pos.row, &col, &normalRow, &normalCol);
+    if (impl.model.alternate()) {
+      impl.normalCursor = {normalRow, normalCol};
+      impl.normalReflowed = true;
+    }
     int adjusted = pos.col + (pending && pos.col < columns - 1 ? 1 : 0);
     delta->col += col - adjusted;
     return 1;
@@ -524,25 +560,29 @@ void Renderer::resize(int columns, int rows) {
     // bounds. Reset such a region (and such margins) as xterm would on a resize, putting the
     // cursor back where the resize left it.
     bool badRegion = impl->modes.regionTop() >= rows || impl->modes.marginLeft() >= columns;
+    // xterm and tmux also reset the scroll region when the number of rows changes (libvterm
+    // keeps it, clamped).
+    bool staleRegion = rows != impl->model.rows() && impl->modes.hasScrollRegion();
     bool newWidth = columns != impl->model.columns();
     bool wasPending = impl->reportsPendingWrap();
     vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
+    impl->modes.resize(columns, rows);
     if (newWidth) {
       // The reflow put the cursor where the next glyph goes; libvterm may still hold the wrap
       // that was pending (it keeps it where the new width leaves no room): a CUP clears it.
       if (wasPending) impl->writeRaw(impl->clampedCursorMove(impl->cursor()));
       impl->wrapPending = false;
     }
-    if (badRegion) {
+    if (badRegion || staleRegion) {
       CursorPosition cursor = impl->cursor();
-      impl->feed("\x1b[r\x1b[s\x1b[" + std::to_string(cursor.row + 1) + ";" +
-                 std::to_string(cursor.col + 1) + "H");
+      impl->feed(std::string("\x1b[r") + (badRegion ? "\x1b[s" : "") + "\x1b[" +
+                 std::to_string(cursor.row + 1) + ";" + std::to_string(cursor.col + 1) + "H");
     }
   } else {
     impl->lastCursor.row = std::min(impl->lastCursor.row, rows - 1);
     impl->lastCursor.col = std::min(impl->lastCursor.col, columns - 1);
+    impl->modes.resize(columns, rows);
   }
-  impl->modes.resize(columns, rows);
 }
 
 namespace {

@@ -28,6 +28,7 @@
 //   bounds); the oracle applies the same workarounds with the same mode tracking, or its heap
 //   would be corrupted.
 
+#include "helpers/pty/screen-corrections.h"
 #include "helpers/pty/screen-modes.h"
 #include "helpers/pty/screen-renderer.h"
 #include "helpers/pty/screen-scanner.h"
@@ -125,19 +126,20 @@ class Oracle : private ControlSink {
   }
 
   void resize(int columns, int rows) {
+    bool badRegion = modes.regionTop() >= rows || modes.marginLeft() >= columns;
+    bool staleRegion = rows != height && modes.hasScrollRegion();  // as xterm and tmux do
     cols = columns;
     height = rows;
-    bool badRegion = modes.regionTop() >= rows || modes.marginLeft() >= columns;
     vterm_set_size(vt, rows, columns);
     // Like the Renderer, scrollback keeps no cells past the narrowest width since (rows pushed
     // by this very resize included).
     for (auto& line : scrollback)
       line.resize(std::min<size_t>(line.size(), columns));
     modes.resize(columns, rows);
-    if (badRegion) {
+    if (badRegion || staleRegion) {
       VTermPos pos = cursor();
-      feed("\x1b[r\x1b[s\x1b[" + std::to_string(pos.row + 1) + ";" + std::to_string(pos.col + 1) +
-           "H");
+      feed(std::string("\x1b[r") + (badRegion ? "\x1b[s" : "") + "\x1b[" +
+           std::to_string(pos.row + 1) + ";" + std::to_string(pos.col + 1) + "H");
     }
   }
 
@@ -200,6 +202,18 @@ class Oracle : private ControlSink {
 
   // The Renderer's guards against libvterm 0.1.4 state-layer bugs, applied the same way.
   void onSequence(const ControlSequence& sequence, size_t end) override {
+    if (mayNeedCorrection(sequence)) {
+      // Sequences the Renderer corrects to move as xterm does (screen-corrections.h).
+      vterm_input_write(vt, chunk.data() + fedUpTo, end - 1 - fedUpTo);
+      fedUpTo = end - 1;
+      if (std::optional<std::string> replacement =
+              correctedSequence(sequence, cursor().row, alternate, modes)) {
+        std::string bytes = "\x18" + *replacement;
+        vterm_input_write(vt, bytes.data(), bytes.size());
+        fedUpTo = end;
+        if (!restoresSavedCursor(sequence)) return;
+      }
+    }
     modes.apply(sequence);
     if (!restoresSavedCursor(sequence)) return;
     vterm_input_write(vt, chunk.data() + fedUpTo, end - fedUpTo);

@@ -314,3 +314,63 @@ TEST(ScreenRenderer, RejectsSizesBelowOne) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, ReflowsTheNormalBufferUnderTheAlternateScreen) {
+  // xterm.js reflows both buffers on a change of columns, tmux the normal one when the
+  // alternate screen is left; ?1049l then puts the cursor back where its text went.
+  Renderer renderer(10, 6, 10);
+  renderer.feed("abcdefghijkl\r\n12\x1b[?1049hvim");
+  renderer.resize(20, 6);
+  renderer.feed("\x1b[?1049lX");
+  RenderedScreen frame = renderer.snapshot();
+  EXPECT_FALSE(frame.alternate);
+  EXPECT_EQ(frame.lines[0], pad("abcdefghijkl", 20));
+  EXPECT_EQ(frame.lines[1], pad("12X", 20));
+  EXPECT_EQ(frame.cursorX, 3);
+  EXPECT_EQ(frame.cursorY, 1);
+}
+
+}  // namespace
+}  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, ADeletedContinuationRowTakesItsJoinAlong) {
+  // The autowrap join is kept on the row that continues the line (xterm.js's isWrapped): when
+  // DL removes that row, the row above no longer joins the blank row that moved up, and the
+  // reflow leaves the cursor's row apart (it went to the end of the joined line before).
+  Renderer renderer(13, 7, 10);
+  std::string wide;
+  for (int i = 0; i < 21; i++)
+    wide += "\xe5\xad\x97";
+  renderer.feed(wide + "\r\x1b[M");
+  renderer.resize(20, 6);
+  RenderedScreen frame = renderer.snapshot();
+  EXPECT_EQ(frame.cursorX, 0);
+  EXPECT_EQ(frame.cursorY, 2);
+}
+
+}  // namespace
+}  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, BlankCellsWithABackgroundDoNotMakeAReflowedLineWrap) {
+  // Rows scrolled in while a background colour is set hold coloured blank cells across the whole
+  // width; a narrower reflow measures the line by its text (xterm.js, tmux) and keeps one row.
+  Renderer renderer(27, 4, 10);
+  renderer.feed("\x1b[48;2;10;20;30m\x1b[4;1Hline\n\nend\x1b[m");
+  renderer.resize(26, 5);
+  RenderedScreen frame = renderer.snapshot();
+  // One row came back from scrollback; each line kept a single row.
+  EXPECT_EQ(frame.lines[2], pad("line", 26));
+  EXPECT_EQ(frame.lines[4], pad("    end", 26));
+}
+
+}  // namespace
+}  // namespace rea::helper

@@ -82,3 +82,23 @@ TEST(ScreenWidths, AWideCharacterWithoutRoomIsDroppedWhenAutowrapIsOff) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenWidths, AWideCharacterInTheLastTwoColumnsLeavesTheCursorOnTheLastWithoutAutowrap) {
+  // xterm.js and tmux: the cursor stays on the last column, so the next wide character has no
+  // room (dropped) and a narrow one overwrites the glyph's right half (libvterm kept the cursor
+  // on the glyph's first column and wrote the next one over it).
+  Renderer renderer(6, 2, 0);
+  renderer.feed("\x1b[?7labcd\xe5\xad\x97");
+  RenderedScreen frame = renderer.snapshot();
+  EXPECT_EQ(frame.cursorX, 5);
+  renderer.feed("\xe9\x9b\xaa");
+  EXPECT_EQ(renderer.snapshot().lines[0], "abcd\xe5\xad\x97 ");  // padded per cell
+  renderer.feed("\r\n\x1b[2Cab\xe5\xad\x97\xe5\xad\x97");
+  EXPECT_EQ(renderer.snapshot().lines[1], "  ab\xe5\xad\x97 ");
+}
+
+}  // namespace
+}  // namespace rea::helper

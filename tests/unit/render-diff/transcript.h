@@ -30,6 +30,7 @@ struct TranscriptStep {
   std::string output;  // bytes to feed (empty for a resize)
   int columns = 0;     // > 0: a resize to columns x rows
   int rows = 0;
+  int source = -1;  // generateTranscript(..., piecewise): the index of the unsplit step
 };
 
 struct Transcript {
@@ -210,7 +211,9 @@ inline std::string randomPiece(std::mt19937& random, int columns, int rows) {
   }
 }
 
-inline Transcript generateTranscript(unsigned seed, bool resizes = true) {
+inline Transcript generateTranscript(unsigned seed, bool resizes = true, bool piecewise = false) {
+  // piecewise: every piece is a step of its own (the same bytes; a difference is then found at
+  // the piece that made it, for investigating one), `source` says which step it was part of.
   std::mt19937 random(seed);
   Transcript transcript;
   transcript.name = "generated-" + std::to_string(seed);
@@ -223,14 +226,20 @@ inline Transcript generateTranscript(unsigned seed, bool resizes = true) {
     if (random() % 5 == 0 && resizes) {
       columns = 3 + static_cast<int>(random() % 40);
       rows = 2 + static_cast<int>(random() % 12);
-      transcript.steps.push_back(TranscriptStep{"", columns, rows});
+      transcript.steps.push_back(TranscriptStep{"", columns, rows, step});
       continue;
     }
     std::string output;
     int pieces = 1 + static_cast<int>(random() % 12);
-    for (int i = 0; i < pieces; i++)
-      output += randomPiece(random, columns, rows);
-    transcript.steps.push_back(TranscriptStep{output, 0, 0});
+    for (int i = 0; i < pieces; i++) {
+      std::string piece = randomPiece(random, columns, rows);
+      if (piecewise) {
+        transcript.steps.push_back(TranscriptStep{piece, 0, 0, step});
+      } else {
+        output += piece;
+      }
+    }
+    if (!piecewise) transcript.steps.push_back(TranscriptStep{output, 0, 0});
   }
   return transcript;
 }
