@@ -1,17 +1,21 @@
 // Real programs nobody here wrote, captured twice through the real `rea` binary (issue 24: "two
 // captures of each real-program scenario whose output does not depend on the clock compare
 // `unchanged`"). The scenarios are tests/data/real-programs/*.json: each types into the program
-// and resizes its terminal at least once, and every event waits for the screen or the output it
-// answers (`when`), never for a time, so a busy machine changes when things happen, not what.
+// and resizes its terminal at least once. Every event waits for the screen or the output it
+// answers (`when`), or, where a resize makes the program write nothing to wait for (python's
+// readline, sh's read), follows the event before it at once (`at_ms` 0; events stay in order).
+// None waits for a time, so a busy machine changes when things happen, not what.
 //
 // top, htop and watch are left out: they show the clock (top's and htop's uptime and load,
 // watch's refreshes), so two captures differ by design. Their screens are checked against tmux
 // by the differential renderer test instead (tests/data/render-diff, recorded once).
 //
 // Lessons the scenarios encode (each one made a pair differ before):
-//  * vim asks the terminal for its cursor's blink mode (DECRQM 12) only once it waits for keys;
-//    typing at its intro screen raced rea's automatic answer in the recorded interactions, so the
-//    first keys wait for that request.
+//  * vim's intro screen names a sponsor chosen by the clock, and its terminal probes (version,
+//    cursor blink and style, colours, ambiguous width) are answered by rea while vim draws, so
+//    where its follow-up requests land in its output varied: it runs with `shortmess+=I` and
+//    without the probes' termcap entries, and the first keys wait for the end of its first
+//    screen (the cursor shown), when it reads.
 //  * bash redraws its prompt on SIGWINCH ("\r\e[K\rready> "): an event waiting for the bare
 //    prompt after a resize could fire on that redraw before the command ran, so every wait names
 //    the output in front of the prompt, or the redraw itself.
