@@ -8,6 +8,7 @@
 #include "tests/unit/render-diff/tmux-driver.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,10 +24,14 @@ struct DriverChild {
   int release = -1;  // closing it ends the child (its driver is destroyed first)
 };
 
-// A child process that starts a TmuxDriver and holds it until `release` is closed.
-DriverChild startDriverChild() {
+// A child process that starts a TmuxDriver and holds it until `release` is closed. A busy one
+// goes on replaying into fresh windows meanwhile, as a test killed by its timeout was: its
+// control client has answers in flight, and a server in that state never finishes kill-server.
+DriverChild startDriverChild(bool busy) {
   int ready[2], hold[2];
-  if (pipe(ready) != 0 || pipe(hold) != 0) return {};
+  // O_CLOEXEC: a tmux started by a later child must not hold `release` open (its child would
+  // never see the end of it).
+  if (pipe2(ready, O_CLOEXEC) != 0 || pipe2(hold, O_CLOEXEC) != 0) return {};
   pid_t pid = fork();
   if (pid == 0) {
     close(ready[0]);
@@ -36,6 +41,13 @@ DriverChild startDriverChild() {
       TmuxDriver driver(10);
       char byte = 'r';
       (void)!::write(ready[1], &byte, 1);
+      if (busy) {
+        while (true) {
+          driver.start(20, 5);
+          driver.feed("hello\r\n");
+          driver.capture();
+        }
+      }
       (void)!::read(hold[0], &byte, 1);
     } catch (...) {
       code = 1;
@@ -85,8 +97,8 @@ bool exists(const std::string& path) {
 
 TEST(TmuxLeftovers, TheNextDriverEndsAKilledRunsServerAndKeepsALiveRuns) {
   if (!TmuxDriver::available()) GTEST_SKIP() << "tmux is not installed";
-  DriverChild live = startDriverChild();
-  DriverChild killed = startDriverChild();
+  DriverChild live = startDriverChild(false);
+  DriverChild killed = startDriverChild(true);
   ASSERT_GT(live.pid, 0);
   ASSERT_GT(killed.pid, 0);
   std::string liveDir = runDirectoryOf(live.pid);
@@ -98,13 +110,14 @@ TEST(TmuxLeftovers, TheNextDriverEndsAKilledRunsServerAndKeepsALiveRuns) {
   ASSERT_GT(liveServer, 0);
   ASSERT_GT(killedServer, 0);
 
-  // What ctest's timeout does: SIGKILL, no destructor.
+  // What ctest's timeout does: SIGKILL, no destructor, in the middle of the work.
+  usleep(200 * 1000);  // not a wait for an outcome: only lets the child get going
   kill(killed.pid, SIGKILL);
   waitpid(killed.pid, nullptr, 0);
   ASSERT_TRUE(processRuns(killedServer)) << "the server went with its test: nothing to sweep";
   ASSERT_TRUE(exists(killedDir));
 
-  DriverChild next = startDriverChild();
+  DriverChild next = startDriverChild(false);
   ASSERT_GT(next.pid, 0);
   EXPECT_FALSE(processRuns(killedServer));
   EXPECT_FALSE(exists(killedDir)) << killedDir;

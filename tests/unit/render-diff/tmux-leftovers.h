@@ -3,7 +3,7 @@
 // server daemonizes: when ctest's timeout kills the test program (SIGKILL: no destructor runs),
 // the server, its panes and its directory /tmp/rea-render-diff-PID-XXXXXX stay, and
 // `destroy-unattached` does not end a server nobody talks to any more. So each driver names its
-// directory after its own pid (runDirectoryTemplate), and at its start sweepDeadRuns() ends the
+// directory after its own pid (runDirectoryTemplate), and at its start sweepDeadRuns() kills the
 // server of every such directory whose pid is gone and removes the directory.
 //
 // Directories without a pid in their name (drivers before this one, perhaps still running in
@@ -94,17 +94,20 @@ inline void sweepDeadRuns() {
   }
   closedir(tmp);
   for (const std::string& dir : dead) {
-    std::string socket = dir + "/sock";
-    std::string pid = tmuxThrough(socket, {"display", "-p", "#{pid}"});
-    tmuxThrough(socket, {"kill-server"});
-    // kill-server answers before the server has exited: wait for it (bounded), so that the
-    // caller finds no server left once this returns.
-    pid_t server = static_cast<pid_t>(atol(pid.c_str()));
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (server > 0 && processRuns(server) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Its pid, and SIGKILL: kill-server does not end it (tmux 3.3a: the server stays, waiting for
+    // the control client whose reader was the dead test; seen for over ten minutes).
+    // The server's death closes its panes' terminals (the panes get SIGHUP) and its clients'
+    // connections (they exit).
+    pid_t server =
+        static_cast<pid_t>(atol(tmuxThrough(dir + "/sock", {"display", "-p", "#{pid}"}).c_str()));
+    if (server > 0 && kill(server, SIGKILL) == 0) {
+      // Until it is gone (bounded), so that the caller finds no server left once this returns.
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (processRuns(server) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      waitpid(server, nullptr, WNOHANG);  // ours to reap when we are its subreaper
     }
-    if (server > 0) waitpid(server, nullptr, WNOHANG);  // ours to reap when we are its subreaper
     if (DIR* d = opendir(dir.c_str())) {
       // Only the driver's files: the socket, the FIFOs.
       while (dirent* entry = readdir(d)) {
