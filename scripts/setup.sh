@@ -17,8 +17,10 @@ TEST=(
   util-linux bsdutils procps coreutils curl python3 python3-jsonschema python3-yaml iproute2
   hyperfine time
   asciinema groff-base man-db chromium
-  # the differential renderer test (tests/unit/render-diff) replays transcripts into tmux
-  tmux
+  # the differential renderer test (tests/unit/render-diff) replays transcripts into tmux;
+  # the real programs it records (scripts/record-transcript.py) and that
+  # tests/integration/real-programs-test.c++ captures (procps gives top and watch)
+  tmux vim-tiny nano htop dialog less bash
   # the Slurm recipe on a single-node cluster (scripts/slurm-test.sh, the stage `slurm`)
   slurm-wlm munge
 )

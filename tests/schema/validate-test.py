@@ -151,6 +151,9 @@ def check_scenario_files():
             expect_invalid(name, SCENARIO, load(path))
         else:
             expect_valid(name, SCENARIO, load(path))
+    # The real programs' scenarios (tests/integration/real-programs-test.c++).
+    for path in sorted(glob.glob(os.path.join(SOURCE_DIR, "tests", "data", "real-programs", "*.json"))):
+        expect_valid(os.path.relpath(path, SOURCE_DIR), SCENARIO, load(path))
 
 
 def base_scenario():

@@ -10,7 +10,13 @@
 // parses pane output in order, so every byte before the marker has been parsed. A resize
 // (`resize-window`) is followed by such a marker too.
 //
+// A run killed before its destructor leaves its server behind; the next driver ends it
+// (tmux-leftovers.h).
+//
 // Errors: std::runtime_error when tmux cannot be started or stops answering.
+
+#include "tests/unit/render-diff/tmux-capture.h"
+#include "tests/unit/render-diff/tmux-leftovers.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -50,8 +56,9 @@ class TmuxDriver {
     // children when their parents exit, and reaps them at the end instead of leaving zombies.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     trace = getenv("REA_TMUX_TRACE") != nullptr;
-    char dirTemplate[] = "/tmp/rea-render-diff-XXXXXX";
-    if (mkdtemp(dirTemplate) == nullptr) throw std::runtime_error("mkdtemp failed");
+    sweepDeadRuns();
+    std::string dirTemplate = runDirectoryTemplate();
+    if (mkdtemp(dirTemplate.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir = dirTemplate;
     startClient();
     sync();
@@ -135,7 +142,10 @@ class TmuxDriver {
 
   TmuxScreen capture() {
     TmuxScreen screen;
-    screen.lines = run("capture-pane -p -t " + window);
+    // -e: line drawing is marked, so it can be told from letters (tmux-capture.h).
+    bool graphics = false;
+    for (const std::string& line : run("capture-pane -p -e -t " + window))
+      screen.lines.push_back(capturedText(line, graphics));
     std::vector<std::string> state =
         run("display -p -t " + window + " '#{cursor_x} #{cursor_y} #{alternate_on}'");
     int alternate = 0;
