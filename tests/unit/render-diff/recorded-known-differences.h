@@ -16,15 +16,14 @@ struct RecordedKnownDifference {
 };
 
 inline constexpr RecordedKnownDifference RECORDED_KNOWN_DIFFERENCES[] = {
-    // Resizes of the normal screen whose rows are full (dialog paints every cell of its
-    // background, so each row wraps when the width shrinks): tmux resizes the rows first, then
-    // reflows; we reflow, then resize the rows (render-diff-test.c++, "Resizes"). The same rows
-    // come out, at another height: dialog's box sits three rows higher here than in tmux. Every
-    // later step matches again, once dialog has redrawn.
-    {"dialog.json", "4 6",
-     "normal-screen resize of full rows: tmux resizes rows, then reflows; we reflow first"},
-    {"dialog-yesno.json", "3",
-     "normal-screen resize of full rows: tmux resizes rows, then reflows; we reflow first"},
+    // A resize that adds rows (50x18 to 70x24) while rows below the cursor are in use (blank
+    // or not): we pull rows back from the scrollback above the screen; tmux adds blank rows
+    // below. dialog's box sits six rows lower here than in tmux until dialog redraws, and every
+    // later step matches again. (Before the renderer resized rows before reflowing, as tmux does,
+    // step 4 of this recording and step 3 of dialog-yesno.json differed too.)
+    {"dialog.json", "6",
+     "a grow of rows with rows below the cursor: we pull rows back from the "
+     "scrollback, tmux adds blank rows below"},
     // A narrower alternate screen with the cursor right of the new edge: tmux keeps the cursor's
     // column (#{cursor_x} 81 of 70 columns) until the next output moves it; xterm, xterm.js and
     // our renderer clamp it to the last column. Smallest case: 10x3, ESC[?1049h ESC[3;10H,
