@@ -330,8 +330,30 @@ struct Renderer::Impl final : private ControlSink {
 
   static Impl& self(void* user) { return *static_cast<Impl*>(user); }
 
-  static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
+  // Called once per glyph: flatten keeps the model's cell write (and its vector growth) inline
+  // in the fast path below instead of behind calls the compiler would otherwise outline.
+  [[gnu::flatten]] static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
     Impl& impl = self(user);
+    if (impl.standIn == 0 && info->width == 1 && info->chars[1] == 0 &&
+        (pos.col > 0 || !impl.wrapPending)) {
+      // Most glyphs (plain text): no stand-in to map, no combining mark joining the previous
+      // glyph, not wide, not carried on from a pending wrap (a narrow glyph in column 0 is marked
+      // continued only then). putGlyphSlow() would do the same with every one of its checks
+      // false; this keeps them (and its stack frame) off the path.
+      impl.model.putGlyph(info->chars, 1, pos.row, pos.col, info->protected_cell);
+      impl.lastGlyphAt = {pos.row, pos.col};
+      impl.nextAt = {pos.row, pos.col + 1};
+      impl.flowing = true;
+      impl.wrapPending = impl.modes.autowrap() && pos.col + 1 >= impl.model.columns();
+      impl.pendingAt = {pos.row, pos.col};
+      return 1;
+    }
+    impl.putGlyphSlow(info, pos);
+    return 1;
+  }
+
+  [[gnu::noinline]] void putGlyphSlow(VTermGlyphInfo* info, VTermPos pos) {
+    Impl& impl = *this;
     const uint32_t* chars = info->chars;
     uint32_t mapped[ScreenModel::MAX_CLUSTER + 1];
     if (impl.standIn != 0) {
@@ -346,6 +368,9 @@ struct Renderer::Impl final : private ControlSink {
         impl.standInAt = {pos.row, pos.col};
       } else if (!samePlace) {
         impl.standInAt = {-1, -1};
+        // Nothing left to map until the next stand-in is written (which sets standIn again):
+        // clearing it puts the following glyphs back on onPutGlyph's fast path.
+        if (!impl.standInFresh) impl.standIn = 0;
       }
     }
     bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
@@ -370,7 +395,6 @@ struct Renderer::Impl final : private ControlSink {
     impl.flowing = true;
     impl.wrapPending = impl.modes.autowrap() && pos.col + info->width >= impl.model.columns();
     impl.pendingAt = {pos.row, pos.col};
-    return 1;
   }
 
   static int onMoveCursor(VTermPos pos, VTermPos, int, void* user) {
