@@ -68,25 +68,26 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
   bool wrapAtColumnZero = false;
   while (col < end) {
     const Cell& cell = row.cells[col];
-    if (cell.ch < 0x80 && !cell.isEmpty() && cell.pen.fg == pen.fg && cell.pen.bg == pen.bg &&
-        cell.pen.attrs == ((pen.attrs & PEN_ATTR_MASK) | (protectedPen ? CELL_PROTECTED : 0))) {
-      // A run of ASCII glyphs in the pen and protection already in effect (most text): each is
-      // its one byte, as the general case below would write it, without its checks per cell.
-      uint32_t attrs = cell.pen.attrs;
-      int run = col + 1;
-      while (run < end && row.cells[run].ch < 0x80 && !row.cells[run].isEmpty() &&
-             row.cells[run].pen.fg == pen.fg && row.cells[run].pen.bg == pen.bg &&
-             row.cells[run].pen.attrs == attrs) {
-        run++;
-      }
+    uint32_t plainAttrs = (pen.attrs & PEN_ATTR_MASK) | (protectedPen ? CELL_PROTECTED : 0);
+    auto plain = [&](const Cell& c) {
+      // An ASCII glyph (not empty: ch 1-127), not wide, in the pen and protection in effect.
+      return c.ch - 1 < 0x7f && c.pen.fg == pen.fg && c.pen.bg == pen.bg &&
+             c.pen.attrs == plainAttrs;
+    };
+    if (plain(cell)) {
+      // A run of such glyphs (most text): each is its one byte, as the general case below would
+      // write it, without its checks per cell.
       size_t at = out.size();
-      out.resize(at + (run - col));
-      for (int i = col; i < run; i++)
-        out[at + (i - col)] = static_cast<char>(row.cells[i].ch);
-      int lastCol = run - 1;
-      cursor = lastCol + 1 < columns ? lastCol + 1 : lastCol;
-      wrapAtColumnZero = lastCol == 0 && 1 >= columns;
-      col = run;
+      out.resize(at + (end - col));
+      char* to = out.data() + at;
+      int first = col;
+      do {
+        to[col - first] = static_cast<char>(row.cells[col].ch);
+        col++;
+      } while (col < end && plain(row.cells[col]));
+      out.resize(at + (col - first));
+      cursor = col < columns ? col : col - 1;
+      wrapAtColumnZero = col - 1 == 0 && 1 >= columns;
       continue;
     }
     if (cell.isEmpty()) {
