@@ -144,8 +144,17 @@ struct Renderer::Impl final : private ControlSink {
     size_t i = 0;
     size_t size = bytes.size();
     while (i < size) {
+      if (i + 32 <= size) {
+        // 32 bytes at a time while none has its top bit set (ASCII: most output).
+        uint64_t words[4];
+        memcpy(words, bytes.data() + i, 32);
+        if (((words[0] | words[1] | words[2] | words[3]) & 0x8080808080808080ull) == 0) {
+          i += 32;
+          continue;
+        }
+      }
       if (i + 8 <= size) {
-        // Eight bytes at a time while none has its top bit set (ASCII: most output).
+        // Eight bytes at a time likewise.
         uint64_t word;
         memcpy(&word, bytes.data() + i, 8);
         if ((word & 0x8080808080808080ull) == 0) {
