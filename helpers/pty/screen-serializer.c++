@@ -77,15 +77,12 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
     if (plain(cell)) {
       // A run of such glyphs (most text): each is its one byte, as the general case below would
       // write it, without its checks per cell.
-      size_t at = out.size();
-      out.resize(at + (end - col));
-      char* to = out.data() + at;
-      int first = col;
+      size_t room = static_cast<size_t>(end - col);
+      if (out.capacity() - out.size() < room) out.reserve(out.size() + room);
       do {
-        to[col - first] = static_cast<char>(row.cells[col].ch);
+        out.push_back(static_cast<char>(row.cells[col].ch));  // never reallocates
         col++;
       } while (col < end && plain(row.cells[col]));
-      out.resize(at + (col - first));
       cursor = col < columns ? col : col - 1;
       wrapAtColumnZero = col - 1 == 0 && 1 >= columns;
       continue;
