@@ -77,12 +77,17 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
     if (plain(cell)) {
       // A run of such glyphs (most text): each is its one byte, as the general case below would
       // write it, without its checks per cell.
-      size_t room = static_cast<size_t>(end - col);
-      if (out.capacity() - out.size() < room) out.reserve(out.size() + room);
+      char bytes[128];  // gathered here and appended in one go: cheaper than byte by byte
+      size_t count = 0;
       do {
-        out.push_back(static_cast<char>(row.cells[col].ch));  // never reallocates
+        bytes[count++] = static_cast<char>(row.cells[col].ch);
         col++;
+        if (count == sizeof(bytes)) {
+          out.append(bytes, count);
+          count = 0;
+        }
       } while (col < end && plain(row.cells[col]));
+      out.append(bytes, count);
       cursor = col < columns ? col : col - 1;
       wrapAtColumnZero = col - 1 == 0 && 1 >= columns;
       continue;
