@@ -73,9 +73,9 @@ struct Renderer::Impl final : private ControlSink {
   CursorPosition nextAt{-1, -1};  // just past the last glyph; `flowing` while the cursor is there
   bool flowing = false;
   // The fast path in onPutGlyph (most glyphs) only notes where its glyph went: settle() brings
-  // the five fields above up to date from that, and everything that reads or writes them calls
-  // it first. What it depends on besides the glyph, autowrap and the width, cannot change before
-  // a settle() (onSequence settles before modes.apply, onResize before the width changes).
+  // the five fields above up to date from that. writeRaw() settles as soon as libvterm returns;
+  // inside libvterm's callbacks, whatever reads or writes the fields calls settle() first. What
+  // it depends on besides the glyph, autowrap and the width, cannot change before a settle().
   bool fastPending = false;
   VTermPos fastGlyphAt{-1, -1};
   // libvterm's callbacks, ours to change: movecursor is only set while a glyph may have set a
@@ -125,6 +125,9 @@ struct Renderer::Impl final : private ControlSink {
       carry.clear();
     }
     if (!bytes.empty()) vterm_input_write(vt, bytes.data(), bytes.size());
+    // Outside libvterm's callbacks the pending-wrap bookkeeping is always current, so the code
+    // between writes may read and write it directly; only the callbacks must settle() first.
+    settle();
   }
 
   void write(std::string_view bytes) {
