@@ -74,6 +74,15 @@ struct Renderer::Impl final : private ControlSink {
   CursorPosition lastGlyphAt{-1, -1};
   CursorPosition nextAt{-1, -1};  // just past the last glyph; `flowing` while the cursor is there
   bool flowing = false;
+  // The fast path in onPutGlyph (most glyphs) only notes where its glyph went: settle() brings
+  // the five fields above up to date from that. writeRaw() settles as soon as libvterm returns;
+  // inside libvterm's callbacks, whatever reads or writes the fields calls settle() first. What
+  // it depends on besides the glyph, autowrap and the width, cannot change before a settle().
+  bool fastPending = false;
+  VTermPos fastGlyphAt{-1, -1};
+  // libvterm's callbacks, ours to change: movecursor is only set while a glyph may have set a
+  // flag above (see onMoveCursor), so the cursor moves that cannot change them cost no call.
+  VTermStateCallbacks callbacks = CALLBACKS;
 
   // A character whose width libvterm gets wrong goes to libvterm as a stand-in of the right width
   // (screen-widths.h); its putglyph (and a later one at the same place, when a combining mark
@@ -98,7 +107,7 @@ struct Renderer::Impl final : private ControlSink {
     vterm_set_utf8(vt, 1);
     vterm_output_set_callback(vt, &Impl::onOutput, this);
     state = vterm_obtain_state(vt);
-    vterm_state_set_callbacks(state, &CALLBACKS, this);
+    vterm_state_set_callbacks(state, &callbacks, this);
     vterm_state_set_unrecognised_fallbacks(state, &FALLBACKS, this);
     vterm_state_reset(state, 1);
   }
@@ -118,6 +127,9 @@ struct Renderer::Impl final : private ControlSink {
       carry.clear();
     }
     if (!bytes.empty()) vterm_input_write(vt, bytes.data(), bytes.size());
+    // Outside libvterm's callbacks the pending-wrap bookkeeping is always current, so the code
+    // between writes may read and write it directly; only the callbacks must settle() first.
+    settle();
   }
 
   void write(std::string_view bytes) {
@@ -137,8 +149,17 @@ struct Renderer::Impl final : private ControlSink {
     size_t i = 0;
     size_t size = bytes.size();
     while (i < size) {
+      if (i + 32 <= size) {
+        // 32 bytes at a time while none has its top bit set (ASCII: most output).
+        uint64_t words[4];
+        memcpy(words, bytes.data() + i, 32);
+        if (((words[0] | words[1] | words[2] | words[3]) & 0x8080808080808080ull) == 0) {
+          i += 32;
+          continue;
+        }
+      }
       if (i + 8 <= size) {
-        // Eight bytes at a time while none has its top bit set (ASCII: most output).
+        // Eight bytes at a time likewise.
         uint64_t word;
         memcpy(&word, bytes.data() + i, 8);
         if ((word & 0x8080808080808080ull) == 0) {
@@ -246,6 +267,7 @@ struct Renderer::Impl final : private ControlSink {
       // sequence: let libvterm have that text (and the sequence) first.
       writeUpTo(end);
     }
+    settle();  // with the autowrap mode its glyphs were written in
     modes.apply(sequence);
     applyOverline(sequence, end);
     if (sequence.csi && sequence.leader == '?' && sequence.intermediateCount == 0 &&
@@ -313,12 +335,23 @@ struct Renderer::Impl final : private ControlSink {
     pen.attrs = change == 1 ? pen.attrs | ATTR_OVERLINE : pen.attrs & ~ATTR_OVERLINE;
   }
 
-  bool reportsPendingWrap() const {
+  void settle() {
+    if (!fastPending) return;
+    fastPending = false;
+    lastGlyphAt = {fastGlyphAt.row, fastGlyphAt.col};
+    nextAt = {fastGlyphAt.row, fastGlyphAt.col + 1};
+    flowing = true;
+    wrapPending = modes.autowrap() && fastGlyphAt.col + 1 >= model.columns();
+    pendingAt = {fastGlyphAt.row, fastGlyphAt.col};
+  }
+
+  bool reportsPendingWrap() {
+    settle();
     CursorPosition pos = cursor();
     return wrapPending && pos.row == pendingAt.row && pos.col == pendingAt.col;
   }
 
-  CursorPosition reportedCursor() const {
+  CursorPosition reportedCursor() {
     CursorPosition pos = cursor();
     if (reportsPendingWrap()) pos.col = model.columns();
     return pos;
@@ -357,8 +390,29 @@ struct Renderer::Impl final : private ControlSink {
 
   static Impl& self(void* user) { return *static_cast<Impl*>(user); }
 
-  static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
+  // Called once per glyph: flatten keeps the model's cell write (and its vector growth) inline
+  // in the fast path below instead of behind calls the compiler would otherwise outline.
+  [[gnu::flatten]] static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user) {
     Impl& impl = self(user);
+    if (impl.standIn == 0 && info->width == 1 && info->chars[1] == 0 &&
+        (pos.col > 0 || (impl.settle(), !impl.wrapPending))) {
+      // Most glyphs (plain text): no stand-in to map, no combining mark joining the previous
+      // glyph, not wide, not carried on from a pending wrap (a narrow glyph in column 0 is marked
+      // continued only then). putGlyphSlow() would do the same with every one of its checks
+      // false; this keeps them (and its stack frame) off the path.
+      impl.model.putGlyph(info->chars, 1, pos.row, pos.col, info->protected_cell);
+      impl.fastGlyphAt = pos;  // settle() does the bookkeeping for it
+      impl.fastPending = true;
+      impl.callbacks.movecursor = &Impl::onMoveCursor;
+      return 1;
+    }
+    impl.putGlyphSlow(info, pos);
+    return 1;
+  }
+
+  [[gnu::noinline]] void putGlyphSlow(VTermGlyphInfo* info, VTermPos pos) {
+    Impl& impl = *this;
+    settle();
     const uint32_t* chars = info->chars;
     uint32_t mapped[ScreenModel::MAX_CLUSTER + 1];
     if (impl.standIn != 0) {
@@ -373,6 +427,9 @@ struct Renderer::Impl final : private ControlSink {
         impl.standInAt = {pos.row, pos.col};
       } else if (!samePlace) {
         impl.standInAt = {-1, -1};
+        // Nothing left to map until the next stand-in is written (which sets standIn again):
+        // clearing it puts the following glyphs back on onPutGlyph's fast path.
+        if (!impl.standInFresh) impl.standIn = 0;
       }
     }
     bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
@@ -396,14 +453,17 @@ struct Renderer::Impl final : private ControlSink {
     impl.nextAt = {pos.row, pos.col + info->width};
     impl.flowing = true;
     impl.wrapPending = impl.modes.autowrap() && pos.col + info->width >= impl.model.columns();
+    impl.callbacks.movecursor = &Impl::onMoveCursor;
     impl.pendingAt = {pos.row, pos.col};
-    return 1;
   }
 
   static int onMoveCursor(VTermPos pos, VTermPos, int, void* user) {
     Impl& impl = self(user);
+    impl.settle();
     if (pos.row != impl.pendingAt.row || pos.col != impl.pendingAt.col) impl.wrapPending = false;
     if (pos.row != impl.nextAt.row || pos.col != impl.nextAt.col) impl.flowing = false;
+    // Only a glyph sets them again (and sets this callback again): until then, moves are no-ops.
+    if (!impl.wrapPending && !impl.flowing) impl.callbacks.movecursor = nullptr;
     return 1;
   }
 
@@ -571,6 +631,7 @@ void Renderer::resize(int columns, int rows) {
       // The reflow put the cursor where the next glyph goes; libvterm may still hold the wrap
       // that was pending (it keeps it where the new width leaves no room): a CUP clears it.
       if (wasPending) impl->writeRaw(impl->clampedCursorMove(impl->cursor()));
+      impl->settle();
       impl->wrapPending = false;
     }
     if (badRegion || staleRegion) {

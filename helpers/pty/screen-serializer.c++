@@ -1,6 +1,7 @@
 #include "helpers/pty/screen-serializer.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace rea::helper {
 
@@ -67,6 +68,30 @@ int encodeRow(const Row& row, int columns, const ClusterTable& clusters, std::st
   bool wrapAtColumnZero = false;
   while (col < end) {
     const Cell& cell = row.cells[col];
+    uint32_t plainAttrs = (pen.attrs & PEN_ATTR_MASK) | (protectedPen ? CELL_PROTECTED : 0);
+    auto plain = [&](const Cell& c) {
+      // An ASCII glyph (not empty: ch 1-127), not wide, in the pen and protection in effect.
+      return c.ch - 1 < 0x7f && c.pen.fg == pen.fg && c.pen.bg == pen.bg &&
+             c.pen.attrs == plainAttrs;
+    };
+    if (plain(cell)) {
+      // A run of such glyphs (most text): each is its one byte, as the general case below would
+      // write it, without its checks per cell.
+      char bytes[128];  // gathered here and appended in one go: cheaper than byte by byte
+      size_t count = 0;
+      do {
+        bytes[count++] = static_cast<char>(row.cells[col].ch);
+        col++;
+        if (count == sizeof(bytes)) {
+          out.append(bytes, count);
+          count = 0;
+        }
+      } while (col < end && plain(row.cells[col]));
+      out.append(bytes, count);
+      cursor = col < columns ? col : col - 1;
+      wrapAtColumnZero = col - 1 == 0 && 1 >= columns;
+      continue;
+    }
     if (cell.isEmpty()) {
       int run = 1;
       while (col + run < end && row.cells[col + run].isEmpty() &&
@@ -150,20 +175,22 @@ void appendMoves(std::string& out, CursorPosition from, CursorPosition to) {
 // without the trailing ones that encode to nothing; returns where the cursor is left.
 CursorPosition appendVisibleRows(const ScreenModel& model, bool normalBuffer, bool keepTrailing,
                                  std::string& out) {
-  std::vector<std::string> encoded(model.rows());
-  std::vector<int> endCols(model.rows());
-  int last = -1;
+  // Encoded straight into `out`; without keepTrailing, cut back after the last row that
+  // encoded to something.
+  size_t keep = out.size();
+  CursorPosition at{0, 0};
   for (int row = 0; row < model.rows(); row++) {
-    const Row& source = normalBuffer ? model.normalRow(row) : model.visibleRow(row);
-    endCols[row] = encodeRow(source, model.columns(), model.clusters(), encoded[row]);
-    if (!encoded[row].empty()) last = row;
-  }
-  if (keepTrailing) last = model.rows() - 1;
-  for (int row = 0; row <= last; row++) {
     if (row > 0) out += "\r\n";
-    out += encoded[row];
+    size_t start = out.size();
+    const Row& source = normalBuffer ? model.normalRow(row) : model.visibleRow(row);
+    int endCol = encodeRow(source, model.columns(), model.clusters(), out);
+    if (keepTrailing || out.size() > start) {
+      keep = out.size();
+      at = CursorPosition{row, endCol};
+    }
   }
-  return last < 0 ? CursorPosition{0, 0} : CursorPosition{last, endCols[last]};
+  out.resize(keep);
+  return at;
 }
 
 }  // namespace
@@ -204,10 +231,18 @@ std::vector<std::string> renderLines(const ScreenModel& model) {
   for (int row = 0; row < model.rows(); row++) {
     const Row& source = model.visibleRow(row);
     std::string& line = lines[row];
-    line.reserve(columns);
-    size_t units = 0;
     size_t stored = std::min(source.cells.size(), columns);
-    for (size_t col = 0; col < stored; col++) {
+    // ASCII glyphs and empty cells (most rows, often all of them) are one byte and one code unit
+    // each: written in place over a row of spaces up to the first other cell.
+    line.assign(columns, ' ');
+    size_t col = 0;
+    for (; col < stored && source.cells[col].ch < 0x80; col++) {
+      if (!source.cells[col].isEmpty()) line[col] = static_cast<char>(source.cells[col].ch);
+    }
+    if (col == stored) continue;
+    line.resize(col);
+    size_t units = col;
+    for (; col < stored; col++) {
       const Cell& cell = source.cells[col];
       if (cell.isSpacer()) continue;
       if (cell.isEmpty()) {
@@ -299,13 +334,18 @@ bool serializeScreen(ScreenModel& model, const TerminalModes& modes, CursorPosit
   }
   if (total > limit) return false;
 
+  // One copy per row into the final size (appending row by row costs more than the copying).
   out.clear();
-  out.reserve(total);
+  out.resize(total);
+  char* to = out.data();
   for (size_t i = 0; i < scrollback; i++) {
-    out += model.scrollbackRow(i).encoded;
-    out += "\r\n";
+    const std::string& encoded = model.scrollbackRow(i).encoded;
+    memcpy(to, encoded.data(), encoded.size());
+    to += encoded.size();
+    *to++ = '\r';
+    *to++ = '\n';
   }
-  out += tail;
+  memcpy(to, tail.data(), tail.size());
   return true;
 }
 

@@ -1,6 +1,7 @@
 // The compiled-in width tables (helpers/pty/screen-widths.h) against this machine's glibc and
 // libvterm: when either changes, scripts/gen-screen-widths.sh must be run again.
 
+#include "helpers/pty/screen-cell.h"  // appendUtf8
 #include "helpers/pty/screen-renderer.h"
 #include "helpers/pty/screen-widths.h"
 
