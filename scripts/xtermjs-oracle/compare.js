@@ -7,7 +7,8 @@
 //   NAME step N: rea=tmux, xterm.js differs | xterm.js=tmux, rea differs |
 //                xterm.js=rea, tmux differs | all three differ
 //
-// followed by the three screens when REA_DIFF_VERBOSE is set. Usage:
+// followed by the three screens when REA_DIFF_VERBOSE is set; xterm.js's screens are left in
+// NAME.xtermjs.txt. Usage:
 //   compare.js DIR [NAME...]      (default: every NAME.json in DIR)
 
 'use strict';
@@ -31,6 +32,7 @@ async function main() {
     const rea = steps(fs.readFileSync(base + '.rea.txt', 'utf8'));
     const tmux = steps(fs.readFileSync(base + '.tmux.txt', 'utf8'));
     const xterm = await replay(fromJson(base + '.json'));
+    fs.writeFileSync(base + '.xtermjs.txt', xterm.join(''));
     const verdictAt = (i) => {
       const [r, t, x] = [rea[i], tmux[i], xterm[i]];
       return r === t && t === x ? 'all agree'
