@@ -7,13 +7,11 @@
 // at column `columns` in tmux, where an erase, insert or delete acts on nothing (xterm and
 // libvterm act on the last column), so every control piece starts with a CR.
 
+#include "tests/unit/render-diff/dump.h"
 #include "tests/unit/render-diff/known-differences.h"
 #include "tests/unit/render-diff/replay.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -114,20 +112,8 @@ TEST(RenderDiff, GeneratedCorpusWithResizes) {
 // The corpus for other oracles
 // ----------------------------------------------------------------------
 
-// REA_DIFF_DUMP=DIR writes every generated transcript as DIR/{with,without}-resizes-SEED.json (the
-// format of tests/data/render-diff/*.json) and the screen after each of its steps as .rea.txt
-// (the Renderer) and .tmux.txt, in the form scripts/xtermjs-oracle.sh prints for xterm.js, so
-// scripts/xtermjs-oracle/compare.js can tell which of the three agree (known-differences.h).
-
-template <typename Screen>
-std::string stepScreen(size_t step, const std::vector<std::string>& lines, const Screen& screen) {
-  std::string text = "step " + std::to_string(step) + "\ncursor " + std::to_string(screen.cursorX) +
-                     "," + std::to_string(screen.cursorY) +
-                     (screen.alternate ? " alternate\n" : " normal\n");
-  for (const std::string& line : lines)
-    text += "|" + rtrim(line) + "|\n";
-  return text;
-}
+// REA_DIFF_DUMP=DIR writes every generated transcript with the Renderer's and tmux's screens
+// (dump.h), for scripts/xtermjs-oracle.sh --compare DIR (tests/unit/render-diff/README.md).
 
 TEST(RenderDiff, DumpGeneratedCorpus) {
   const char* directory = getenv("REA_DIFF_DUMP");
@@ -135,33 +121,8 @@ TEST(RenderDiff, DumpGeneratedCorpus) {
   REQUIRE_TMUX();
   for (bool resizes : {false, true}) {
     for (unsigned seed = 1; seed <= CORPUS_SIZE; seed++) {
-      Transcript transcript = generateTranscript(seed, resizes);
-      std::string base = std::string(directory) + (resizes ? "/with" : "/without") + "-resizes-" +
-                         std::to_string(seed);
-      nlohmann::json json = {{"columns", transcript.columns}, {"rows", transcript.rows}};
-      json["steps"] = nlohmann::json::array();
-      std::string ours, theirs;
-      Renderer renderer(transcript.columns, transcript.rows, SCROLLBACK);
-      tmux->start(transcript.columns, transcript.rows);
-      for (size_t i = 0; i < transcript.steps.size(); i++) {
-        const TranscriptStep& step = transcript.steps[i];
-        if (step.columns > 0) {
-          json["steps"].push_back({{"resize", {step.columns, step.rows}}});
-          renderer.resize(step.columns, step.rows);
-          tmux->resize(step.columns, step.rows);
-        } else {
-          json["steps"].push_back({{"output", step.output}});
-          renderer.feed(step.output);
-          tmux->feed(step.output);
-        }
-        RenderedScreen rendered = renderer.snapshot();
-        ours += stepScreen(i, rendered.lines, rendered);
-        TmuxScreen captured = tmux->capture();
-        theirs += stepScreen(i, captured.lines, captured);
-      }
-      std::ofstream(base + ".json") << json.dump() << "\n";
-      std::ofstream(base + ".rea.txt") << ours;
-      std::ofstream(base + ".tmux.txt") << theirs;
+      dumpTranscript(*tmux, generateTranscript(seed, resizes),
+                     std::string(directory) + "/" + dumpName(resizes, seed));
     }
   }
 }

@@ -13,7 +13,7 @@
 //
 // xterm.js's answer: every transcript also says what xterm.js 6.0.0 (@xterm/headless, run by
 // scripts/xtermjs-oracle.sh with glibc's double widths, tests/unit/render-diff/README.md) shows
-// at that first difference (XtermJs); xterm-oracle-test.c++ checks these when the oracle is
+// at that first difference (XtermJs); xtermjs-oracle-test.c++ checks these when the oracle is
 // installed. AGREES_WITH_TMUX marks a difference where the Renderer is the odd one out.
 
 #include <cstdint>
