@@ -401,3 +401,19 @@ TEST(ScreenRenderer, AGrowAddsBlankRowsBelowACursorAboveTheBottomRow) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, AWideGlyphThatWrapsInInsertModeEmptiesTheCellItDidNotFitIn) {
+  // In insert mode the wide glyphs before it pushed "a" into the last column; the third does not
+  // fit there and autowrap carries it on. xterm.js 6.0.0 and tmux empty the cell it left.
+  RenderedScreen frame = render("abcde\r\x1b[4h\xe5\xad\x97\xe5\xad\x97\xe5\xad\x97", 5, 3);
+  EXPECT_EQ(frame.lines[0], "\xe5\xad\x97\xe5\xad\x97   ");  // no "a"
+  EXPECT_EQ(frame.lines[1], "\xe5\xad\x97    ");
+  EXPECT_EQ(frame.cursorX, 2);
+  EXPECT_EQ(frame.cursorY, 1);
+}
+
+}  // namespace
+}  // namespace rea::helper

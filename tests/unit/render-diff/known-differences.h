@@ -122,7 +122,7 @@ struct KnownDifferingTranscript {
 inline constexpr KnownDifferingTranscript KNOWN_DIFFERING_TRANSCRIPTS[] = {
     {false, 1, KnownDifference::TMUX_IGNORES_1049L_ON_NORMAL, XtermJs::AGREES_WITH_REA},
     {false, 2, KnownDifference::TMUX_INSERT_MODE_AT_WRAP, XtermJs::PARTED_EARLIER},
-    {false, 4, KnownDifference::TMUX_INSERT_MODE_AT_WRAP, XtermJs::AGREES_WITH_TMUX},
+    {false, 4, KnownDifference::TMUX_INSERT_MODE_AT_WRAP, XtermJs::AGREES_WITH_REA},
     {false, 10, KnownDifference::TMUX_IGNORES_CHT, XtermJs::AGREES_WITH_REA},
     {false, 20, KnownDifference::TMUX_INSERT_MODE_AT_WRAP, XtermJs::AGREES_WITH_REA},
     {false, 21, KnownDifference::TMUX_IGNORES_CHT, XtermJs::AGREES_WITH_REA},
@@ -179,7 +179,7 @@ inline constexpr KnownDifferingTranscript KNOWN_DIFFERING_TRANSCRIPTS[] = {
     {false, 238, KnownDifference::WIDE_GLYPH_HALF, XtermJs::AGREES_WITH_REA},
     {true, 1, KnownDifference::TMUX_IGNORES_1049L_ON_NORMAL, XtermJs::AGREES_WITH_REA},
     {true, 2, KnownDifference::TMUX_KEEPS_REGION_LINES_IN_HISTORY, XtermJs::PARTED_EARLIER},
-    {true, 4, KnownDifference::TMUX_INSERT_MODE_AT_WRAP, XtermJs::AGREES_WITH_TMUX},
+    {true, 4, KnownDifference::TMUX_INSERT_MODE_AT_WRAP, XtermJs::AGREES_WITH_REA},
     {true, 5, KnownDifference::RESIZE_UNRESOLVED, XtermJs::PARTED_EARLIER},
     {true, 7, KnownDifference::TMUX_PULLS_HISTORY_INTO_FREED_ROWS, XtermJs::SAME_TEXT_OTHER_CURSOR},
     {true, 9, KnownDifference::TMUX_KEEPS_REGION_LINES_IN_HISTORY, XtermJs::AGREES_WITH_REA},
