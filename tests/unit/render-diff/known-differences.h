@@ -110,10 +110,13 @@ inline constexpr KnownDifferenceReason KNOWN_DIFFERENCE_REASONS[] = {
      "row erase, breaks different joins and the next reflow joins different rows. xterm.js 6.0.0 "
      "agrees with rea on the text in all three."},
     {KnownDifference::RESIZE_UNRESOLVED, "RESIZE_UNRESOLVED",
-     "First differences at a resize not reduced to one cause: in 136 a grow with the cursor on "
-     "the bottom row brings back a different number of history rows in each of the three; in "
-     "208 and 226 the three differ in the reflowed text; in 5 and 190 xterm.js had parted from "
-     "the Renderer at an earlier output step, so it does not decide between the other two."},
+     "First differences at a resize not reduced to one cause, all three differing: in 136 a grow "
+     "with the cursor on the bottom row brings back a different number of history rows in each; "
+     "in 208 a shrink to fewer rows than the cursor's wrapped line spans, the cursor on its first "
+     "row, shows a different slice of the line in each; in 226 (a wider reflow) xterm.js keeps "
+     "the blank a wide glyph left at the old edge as the Renderer does (tmux drops it) but pulls "
+     "one more history row back; in 5 and 190 xterm.js had parted from the Renderer at an earlier "
+     "output step, so it does not decide between the other two."},
 };
 
 struct KnownDifferingTranscript {
