@@ -210,7 +210,10 @@ int ScreenModel::resize(int columns, int rows, int cursorRow, int* cursorCol, in
     }
   }
   int popped = 0;
-  resizeRows(normal, rows, onNormal, &popped);
+  // A grow brings rows back from scrollback only while the cursor is on the bottom row, as
+  // xterm.js does (Buffer.resize): a cursor above it has blank rows below, and those are added
+  // (tmux pulls its scrolled history back whatever the cursor's row; known-differences.h).
+  resizeRows(normal, rows, onNormal && cursorRow >= height - 1, &popped);
   resizeRows(alt, rows, false, nullptr);
   height = rows;
   delta += popped;

@@ -443,6 +443,14 @@ struct Renderer::Impl final : private ControlSink {
                        impl.nextAt.col == impl.model.columns() - 1 &&
                        (pos.row == impl.nextAt.row + 1 || pos.row == impl.nextAt.row);
       if (fromPending || didNotFit) impl.model.markContinued(pos.row - 1);
+      if (didNotFit && impl.modes.insertMode()) {
+        // In insert mode the cell it did not fit in still holds what the glyphs inserted before
+        // pushed there: xterm.js and tmux empty it. (Outside insert mode xterm.js empties it
+        // too, tmux and libvterm keep it; the Renderer keeps it, as the oracle it is checked
+        // against in CI does.)
+        impl.model.erase(ScreenRect{pos.row - 1, pos.row, impl.nextAt.col, impl.model.columns()},
+                         false);
+      }
     }
     if (info->width == 2 && impl.modes.insertMode() && !again) {
       // libvterm's insert mode makes room for one column whatever the glyph's width.

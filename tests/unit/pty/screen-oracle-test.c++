@@ -21,8 +21,10 @@
 // - Issue 24 (the differential test against tmux, tests/unit/render-diff): insert mode makes
 //   room for two columns before a wide glyph, where libvterm makes room for one: the wide-glyph
 //   streams do not use insert mode; a shrink drops the rows below the cursor first whatever they
-//   hold: such shrinks are left out; a wrap pending at the right edge is reported past it; a
-//   change of columns reflows the lines: resizes here keep the columns.
+//   hold: such shrinks are left out; a grow adds blank rows below a cursor above the bottom row
+//   (xterm.js) where libvterm pulls rows back from scrollback: such grows are left out, and the
+//   final grow comes after a move to the bottom row; a wrap pending at the right edge is reported
+//   past it; a change of columns reflows the lines: resizes here keep the columns.
 // - The Renderer works around libvterm 0.1.4 state-layer bugs (a scroll region whose top row a
 //   resize removed, a saved cursor a resize left off the screen, both make it write out of
 //   bounds); the oracle applies the same workarounds with the same mode tracking, or its heap
@@ -109,7 +111,11 @@ class Oracle : private ControlSink {
     // shrinks that would drop text below the cursor, or any shrink of the alternate screen: the
     // Renderer anchors a shrink at the cursor like xterm.js and tmux (issue 24; the differential
     // test against tmux covers them), libvterm keeps such rows and scrolls instead.
-    if (rows >= height) return true;
+    // A grow with the cursor above the bottom row: the Renderer adds blank rows at the bottom,
+    // as xterm.js does (issue 24), where libvterm pulls rows back from scrollback; left out
+    // while there is scrollback to pull.
+    if (rows > height) return alternate || scrollback.empty() || cursor().row >= height - 1;
+    if (rows == height) return true;
     if (alternate) return false;
     VTermPos pos = cursor();
     for (int row = pos.row + 1; row < height; row++) {
@@ -438,7 +444,12 @@ TEST(ScreenOracle, AgreesWithLibvtermsScreenLayerOnRandomStreams) {
       }
       ASSERT_NO_FATAL_FAILURE(expectSameScreen(renderer, oracle, history)) << "seed " << seed;
     }
-    // Growing the screen pulls rows back from scrollback on both sides: compares scrollback.
+    // Growing the screen pulls rows back from scrollback on both sides while the cursor is on
+    // the bottom row (the Renderer as xterm.js, above): compares scrollback.
+    const std::string toTheBottomRow = "\x1b[?6l\x1b[999;1H";  // origin mode off: absolute
+    renderer.feed(toTheBottomRow);
+    oracle.feed(toTheBottomRow);
+    history += toTheBottomRow;
     renderer.resize(columns, rows + scrollback);
     oracle.resize(columns, rows + scrollback);
     history += "<grow>";

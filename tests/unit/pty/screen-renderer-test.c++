@@ -374,3 +374,46 @@ TEST(ScreenRenderer, BlankCellsWithABackgroundDoNotMakeAReflowedLineWrap) {
 
 }  // namespace
 }  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, AGrowAddsBlankRowsBelowACursorAboveTheBottomRow) {
+  // xterm.js 6.0.0 (scripts/xtermjs-oracle.sh) pulls rows back from scrollback only while the
+  // cursor is on the bottom row (the program is then likely to be at the end of its output);
+  // otherwise blank rows are added at the bottom and the screen's top stays where it was. tmux 3.3a
+  // would show "1" and "2" again.
+  Renderer renderer(4, 4, 10);
+  renderer.feed("1\r\n2\r\n3\r\n4");
+  renderer.resize(4, 2);
+  renderer.feed("\x1b[H");
+  renderer.resize(4, 5);
+  RenderedScreen frame = renderer.snapshot();
+  EXPECT_THAT(frame.lines, ElementsAre("3   ", "4   ", "    ", "    ", "    "));
+  EXPECT_EQ(frame.cursorY, 0);
+  // Back on the bottom row, a grow pulls the rest of the scrollback down.
+  renderer.feed("\x1b[5H");
+  renderer.resize(4, 7);
+  frame = renderer.snapshot();
+  EXPECT_THAT(frame.lines, ElementsAre("1   ", "2   ", "3   ", "4   ", "    ", "    ", "    "));
+  EXPECT_EQ(frame.cursorY, 6);
+}
+
+}  // namespace
+}  // namespace rea::helper
+
+namespace rea::helper {
+namespace {
+
+TEST(ScreenRenderer, AWideGlyphThatWrapsInInsertModeEmptiesTheCellItDidNotFitIn) {
+  // In insert mode the wide glyphs before it pushed "a" into the last column; the third does not
+  // fit there and autowrap carries it on. xterm.js 6.0.0 and tmux empty the cell it left.
+  RenderedScreen frame = render("abcde\r\x1b[4h\xe5\xad\x97\xe5\xad\x97\xe5\xad\x97", 5, 3);
+  EXPECT_EQ(frame.lines[0], "\xe5\xad\x97\xe5\xad\x97   ");  // no "a"
+  EXPECT_EQ(frame.lines[1], "\xe5\xad\x97    ");
+  EXPECT_EQ(frame.cursorX, 2);
+  EXPECT_EQ(frame.cursorY, 1);
+}
+
+}  // namespace
+}  // namespace rea::helper

@@ -7,6 +7,7 @@
 // at column `columns` in tmux, where an erase, insert or delete acts on nothing (xterm and
 // libvterm act on the last column), so every control piece starts with a CR.
 
+#include "tests/unit/render-diff/dump.h"
 #include "tests/unit/render-diff/known-differences.h"
 #include "tests/unit/render-diff/replay.h"
 
@@ -106,6 +107,24 @@ TEST(RenderDiff, GeneratedCorpusWithoutResizes) {
 TEST(RenderDiff, GeneratedCorpusWithResizes) {
   REQUIRE_TMUX();
   expectOnlyKnownDifferences(*tmux, true);
+}
+
+// The corpus for other oracles
+// ----------------------------------------------------------------------
+
+// REA_DIFF_DUMP=DIR writes every generated transcript with the Renderer's and tmux's screens
+// (dump.h), for scripts/xtermjs-oracle.sh --compare DIR (tests/unit/render-diff/README.md).
+
+TEST(RenderDiff, DumpGeneratedCorpus) {
+  const char* directory = getenv("REA_DIFF_DUMP");
+  if (directory == nullptr) GTEST_SKIP() << "REA_DIFF_DUMP unset";
+  REQUIRE_TMUX();
+  for (bool resizes : {false, true}) {
+    for (unsigned seed = 1; seed <= CORPUS_SIZE; seed++) {
+      dumpTranscript(*tmux, generateTranscript(seed, resizes),
+                     std::string(directory) + "/" + dumpName(resizes, seed));
+    }
+  }
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ TEST(RenderDiff, EnteringTheAlternateScreenAgainKeepsIt) {
 TEST(RenderDiff, AResizeChangesTheRowsBeforeItReflows) {
   // tmux and xterm.js resize the rows (dropping rows below the cursor, pulling rows back from
   // scrollback) at the old width, then reflow; these generated transcripts differed while the
-  // Renderer reflowed first (and 114, which now differs for another cause: REFLOW_DETAILS).
+  // Renderer reflowed first (and 114, which now differs for another cause:
+  // TMUX_KEEPS_THE_JOIN_ON_THE_WRAPPING_ROW).
   REQUIRE_TMUX();
   for (unsigned seed : {26u, 61u, 73u, 81u, 133u, 185u, 219u})
     expectSame(*tmux, generateTranscript(seed, true));
