@@ -16,14 +16,6 @@ struct RecordedKnownDifference {
 };
 
 inline constexpr RecordedKnownDifference RECORDED_KNOWN_DIFFERENCES[] = {
-    // A resize that adds rows (50x18 to 70x24) while rows below the cursor are in use (blank
-    // or not): we pull rows back from the scrollback above the screen; tmux adds blank rows
-    // below. dialog's box sits six rows lower here than in tmux until dialog redraws, and every
-    // later step matches again. (Before the renderer resized rows before reflowing, as tmux does,
-    // step 4 of this recording and step 3 of dialog-yesno.json differed too.)
-    {"dialog.json", "6",
-     "a grow of rows with rows below the cursor: we pull rows back from the "
-     "scrollback, tmux adds blank rows below"},
     // A narrower alternate screen with the cursor right of the new edge: tmux keeps the cursor's
     // column (#{cursor_x} 81 of 70 columns) until the next output moves it; xterm, xterm.js and
     // our renderer clamp it to the last column. Smallest case: 10x3, ESC[?1049h ESC[3;10H,
