@@ -220,10 +220,12 @@ class PtyJobServer final : public schema::PtyJob::Server,
     // The output passes through this helper once: what was sent is freed, but a heap with holes
     // stays resident (the drain thread's chunks and the loop's frames interleave), so this
     // helper would keep its largest backlog in RSS while the supervisor holds the same output.
-    // Its free pages go back to the system every few MB sent (madvise, no file: the filter
-    // allows it).
+    // Every few MB sent, when that much lies free (a backlog was let through), the free pages
+    // go back to the system (madvise, no file: the filter allows it). Not while output streams
+    // through without piling up: the drain thread would fault the same pages in again, which
+    // costs more CPU than it saves memory.
     if (sentSinceTrim >= TRIM_EVERY_BYTES) {
-      malloc_trim(0);
+      if (mallinfo2().fordblks >= TRIM_EVERY_BYTES) malloc_trim(0);
       sentSinceTrim = 0;
     }
     for (auto& event : batch) {
