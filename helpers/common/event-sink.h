@@ -86,8 +86,10 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
   kj::Promise<void> whenPendingBelow(size_t bytes) {
     // Resolves once pendingSize() < `bytes` (at once if it is), or once the sink failed: the
     // producer's flow control (a helper that would otherwise queue events faster than its sends
-    // drain them). One waiter at a time: a second call replaces the first, which never resolves.
+    // drain them). One waiter at a time: a second call resolves the first (its caller looks at
+    // pendingSize() again anyway).
     if (pendingBytes < bytes || error != nullptr) return kj::READY_NOW;
+    wakeBelowWaiter();
     auto paf = kj::newPromiseAndFulfiller<void>();
     belowWaiter = kj::mv(paf.fulfiller);
     belowBytes = bytes;

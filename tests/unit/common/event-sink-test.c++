@@ -115,6 +115,10 @@ TEST(BatchingSink, WhenPendingBelowResolvesOnceASendTookEnough) {
   waiting.wait(h.waitScope);
   EXPECT_TRUE(below);
   EXPECT_EQ(sink.pendingSize(), 4u);
+  auto first = sink.whenPendingBelow(1);
+  auto second = sink.whenPendingBelow(1);
+  EXPECT_TRUE(first.poll(h.waitScope));  // replaced: resolved, not broken
+  EXPECT_FALSE(second.poll(h.waitScope));
 }
 
 TEST(BatchingSink, WhenPendingBelowResolvesWhenTheSinkFails) {
