@@ -2,8 +2,9 @@
 // descendants, summed at each sample) of capturing a command with `rea capture-process`,
 // against `script -q -c CMD /dev/null` measured in the same run. Median of N runs.
 //
-// usage: capture-bench [runs] [row]   (rea and its helpers are found beside this binary; `row`
-// measures only the rows whose name contains it, e.g. "true")
+// usage: capture-bench [runs] [row] [--by-process]   (rea and its helpers are found beside this
+// binary; `row` measures only the rows whose name contains it, e.g. "true"; --by-process prints,
+// under the table, who held the largest sampled peak of each row: RSS per process name)
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,7 +69,16 @@ int main(int argc, char** argv) {
       "| capture of | rea ms | script ms | ratio | rea peak RSS (all processes; max of the runs) "
       "| script peak RSS |\n");
   std::printf("|---|---|---|---|---|---|\n");
-  std::string only = argc > 2 ? argv[2] : "";
+  std::string only;
+  bool byProcess = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--by-process") {
+      byProcess = true;
+    } else {
+      only = argv[i];
+    }
+  }
+  std::vector<std::string> breakdowns;
   for (const auto& row : rows) {
     if (std::string(row.name).find(only) == std::string::npos) continue;
     auto r = rea::bench::measureMedian(row.rea, runs);
@@ -77,6 +87,14 @@ int main(int argc, char** argv) {
     // chunks the PTY's reads happened to return (one rendered frame each, B §6.11).
     std::printf("| %s | %.1f | %.1f | %.2f | %.1f MB (max %.1f) | %.1f MB |\n", row.name, r.ms,
                 s.ms, r.ms / s.ms, r.peakKb / 1024.0, r.worstPeakKb / 1024.0, s.peakKb / 1024.0);
+    breakdowns.push_back(
+        std::string(row.name) + ": " +
+        (r.peakBreakdown.empty() ? "(the kernel's single-process peak)" : r.peakBreakdown + " MB"));
+  }
+  if (byProcess) {
+    std::printf("\nAt the largest sampled peak of the runs, RSS by process name:\n\n");
+    for (const auto& line : breakdowns)
+      std::printf("- %s\n", line.c_str());
   }
   return 0;
 }

@@ -16,6 +16,10 @@ struct Measurement {
   long peakKb = 0;
   int exitStatus = 0;    // of the last run (waitpid status)
   long worstPeakKb = 0;  // measureMedian: the largest peakKb of the runs
+  // Who held the sampled peak, by process name ("rea 17.2, rea-pty 6.1, ..." MB, largest first;
+  // measureMedian: of the run with the largest peak). Empty when the peak was the kernel's
+  // single-process high-water mark rather than a sample.
+  std::string peakBreakdown;
 };
 
 Measurement measureOnce(const std::vector<std::string>& argv);
@@ -23,8 +27,9 @@ Measurement measureOnce(const std::vector<std::string>& argv);
 
 Measurement measureMedian(const std::vector<std::string>& argv, int runs);
 
-long treeRssKb(pid_t root);
-// Sum of VmRSS over `root` and every descendant now.
+long treeRssKb(pid_t root, std::string* breakdown = nullptr);
+// Sum of VmRSS over `root` and every descendant now; `breakdown`, when given, gets the sum per
+// process name (as measureOnce's peakBreakdown).
 
 std::string selfDirectory();
 // The directory of the running benchmark binary (rea and its helpers are beside it).

@@ -80,6 +80,21 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
   // Rejects with the first send failure; never resolves otherwise.
 
   size_t pendingCount() const { return pending.size(); }
+  size_t pendingSize() const { return pendingBytes; }
+  // Events added and not yet handed to a send, and the sum of their `bytes`.
+
+  kj::Promise<void> whenPendingBelow(size_t bytes) {
+    // Resolves once pendingSize() < `bytes` (at once if it is), or once the sink failed: the
+    // producer's flow control (a helper that would otherwise queue events faster than its sends
+    // drain them). One waiter at a time: a second call resolves the first (its caller looks at
+    // pendingSize() again anyway).
+    if (pendingBytes < bytes || error != nullptr) return kj::READY_NOW;
+    wakeBelowWaiter();
+    auto paf = kj::newPromiseAndFulfiller<void>();
+    belowWaiter = kj::mv(paf.fulfiller);
+    belowBytes = bytes;
+    return kj::mv(paf.promise);
+  }
 
  private:
   kj::Timer& timer;
@@ -100,6 +115,8 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
   kj::Own<kj::PromiseFulfiller<void>> failFulfiller;
   kj::ForkedPromise<void> failed;  // after failFulfiller, which its initializer sets
   kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> endFulfiller;
+  kj::Maybe<kj::Own<kj::PromiseFulfiller<void>>> belowWaiter;
+  size_t belowBytes = 0;
   kj::TaskSet tasks;  // last: destroyed first, before the state its continuations use
 
   static kj::ForkedPromise<void> makeFailed(kj::Own<kj::PromiseFulfiller<void>>& fulfiller) {
@@ -142,6 +159,7 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
     }
     pendingBytes -= batchBytes;
     wantFlush = !pending.empty();
+    if (pendingBytes < belowBytes) wakeBelowWaiter();
     sending = true;
     tasks.add(send(batch.releaseAsArray()).then([this]() {
       sending = false;
@@ -153,10 +171,19 @@ class BatchingSink final : private kj::TaskSet::ErrorHandler {
     }));
   }
 
+  void wakeBelowWaiter() {
+    KJ_IF_MAYBE (w, belowWaiter) {
+      (*w)->fulfill();
+    }
+    belowWaiter = nullptr;
+  }
+
   void taskFailed(kj::Exception&& exception) override {
     if (error != nullptr) return;
     error = kj::cp(exception);
     pending.clear();
+    pendingBytes = 0;
+    wakeBelowWaiter();  // add() drops events from now on: nothing to wait for
     failFulfiller->reject(kj::cp(exception));
     KJ_IF_MAYBE (f, endFulfiller) {
       (*f)->reject(kj::mv(exception));

@@ -11,6 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <deque>
+#include <vector>
+
 #include "helpers/common/clock.h"
 #include "helpers/common/exec-channel.h"
 #include "helpers/pty/drain-thread.h"
@@ -139,6 +142,10 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
         })
         .then([this]() {
           takeOutput();
+          return outputEmitted();
+        })
+        .then([this]() {
+          takeOutput(ALL);
           PtyJobSummary summary;
           summary.truncated = dropped > 0;
           summary.droppedChunks = dropped;
@@ -164,6 +171,16 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   uint64_t lastOutputNs;
   uint64_t dropped = 0;       // the drain thread's count of chunks over the raw limits
   uint64_t outputChunks = 0;  // reads taken so far (accepted or dropped): output still flowing
+  // Accepted chunks taken from the drain thread but not yet emitted (PtyJobSink::wantsMore):
+  // raw, in read order. `emittedChunks` + backlog.size() chunks were taken so far.
+  std::deque<DrainThread::Chunk> backlog;
+  uint64_t emittedChunks = 0;
+  bool resumeArmed = false;  // a whenWantsMore() continuation is pending
+  struct EmittedWaiter {
+    uint64_t chunks;  // resolves once emittedChunks reaches this
+    kj::Own<kj::PromiseFulfiller<void>> fulfiller;
+  };
+  std::vector<EmittedWaiter> emittedWaiters;
   std::vector<bool> fired;
   enum class Release : uint8_t { NONE, GO, TIMED_OUT, TIMED_OUT_STOP };
   std::vector<Release> released;  // per event: how release() let it go
@@ -202,9 +219,12 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     sink.event(kj::mv(event));
   }
 
-  void takeOutput() {
-    // Every loop-side event first takes what the drain thread queued, so output read before it
-    // is emitted before it.
+  enum Emit { AS_SINK_WANTS, ALL };
+
+  void takeOutput(Emit emitting = AS_SINK_WANTS) {
+    // Every loop-side event first takes what the drain thread queued, with ALL, so that output
+    // read before it is emitted before it. Otherwise chunks are emitted while the sink wants
+    // more; the rest waits in `backlog` (raw) for whenWantsMore().
     if (drain == nullptr) return;
     auto taken = KJ_ASSERT_NONNULL(drain)->take();
     // The drain thread applied the raw limits (B §6.5) as it read; a dropped chunk is still
@@ -215,15 +235,9 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     outputChunks += taken.chunks.size();
     for (auto& chunk : taken.chunks) {
       if (chunk.atNs > lastOutputNs) lastOutputNs = chunk.atNs;
-      PtyJobEvent event{PtyJobEvent::Kind::OUTPUT, chunk.atNs};
-      event.output = kj::mv(chunk.data);
-      // B §6.11: the accepted chunk goes to the emulator, then one frame with its time; the
-      // answers to queries in it follow the frame.
-      renderer.feed(event.output);
-      emit(kj::mv(event));
-      captureFrame(chunk.atNs);
-      answerQueries();
+      backlog.push_back(kj::mv(chunk));
     }
+    emitBacklog(emitting);
     if (taken.synced >= syncGeneration || taken.ended) {
       KJ_IF_MAYBE (f, synced) {
         (*f)->fulfill();
@@ -237,6 +251,50 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
       }
       drainedFulfiller->fulfill();
     }
+  }
+
+  void emitBacklog(Emit emitting) {
+    while (!backlog.empty()) {
+      if (emitting == AS_SINK_WANTS && !sink.wantsMore()) {
+        if (!resumeArmed) {
+          resumeArmed = true;
+          tasks.add(sink.whenWantsMore().then([this]() {
+            resumeArmed = false;
+            takeOutput();
+          }));
+        }
+        break;
+      }
+      DrainThread::Chunk chunk = kj::mv(backlog.front());
+      backlog.pop_front();
+      PtyJobEvent event{PtyJobEvent::Kind::OUTPUT, chunk.atNs};
+      event.output = kj::mv(chunk.data);
+      // B §6.11: the accepted chunk goes to the emulator, then one frame with its time; the
+      // answers to queries in it follow the frame.
+      renderer.feed(event.output);
+      emit(kj::mv(event));
+      captureFrame(chunk.atNs);
+      answerQueries();
+      ++emittedChunks;
+    }
+    for (size_t i = 0; i < emittedWaiters.size();) {
+      if (emittedWaiters[i].chunks <= emittedChunks) {
+        emittedWaiters[i].fulfiller->fulfill();
+        emittedWaiters.erase(emittedWaiters.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+  }
+
+  kj::Promise<void> outputEmitted() {
+    // Resolves once every chunk taken so far has been emitted, as the sink lets it: the exit and
+    // the end wait for it rather than emit a whole backlog's events at once.
+    uint64_t chunks = emittedChunks + backlog.size();
+    if (emittedChunks >= chunks) return kj::READY_NOW;
+    auto paf = kj::newPromiseAndFulfiller<void>();
+    emittedWaiters.push_back({chunks, kj::mv(paf.fulfiller)});
+    return kj::mv(paf.promise);
   }
 
   void answerQueries() {
@@ -286,9 +344,11 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
     // any more, and Linux hands over every byte before EIO) or, when a descendant still holds
     // it, after the output went quiet (EXIT_QUIET_PERIOD, at most EXIT_DRAIN_LIMIT).
     uint64_t reapedNs = monotonicNowNs();
-    return awaitExitDrain(reapedNs, outputChunks).then([this, exitedNormally, status, reapedNs]() {
-      emitExit(exitedNormally, status, reapedNs);
-    });
+    return awaitExitDrain(reapedNs, outputChunks)
+        .then([this]() { return outputEmitted(); })
+        .then([this, exitedNormally, status, reapedNs]() {
+          emitExit(exitedNormally, status, reapedNs);
+        });
   }
 
   kj::Promise<void> awaitExitDrain(uint64_t reapedNs, uint64_t chunksBefore) {
@@ -318,7 +378,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   }
 
   void emitExit(bool exitedNormally, int status, uint64_t reapedNs) {
-    takeOutput();
+    takeOutput(ALL);
     // Stamped when it was reaped; emit() moves it after output read since (written before).
     PtyJobEvent exit{PtyJobEvent::Kind::EXITED, reapedNs};
     exit.exitedNormally = exitedNormally;
@@ -401,7 +461,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
   void timedOut(uint32_t index, bool stop) {
     // Reported, never performed; `stop` ends the run as the watchdog's timeout does.
     if (reaped || fired[index]) return;
-    takeOutput();
+    takeOutput(ALL);
     fired[index] = true;
     PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, monotonicNowNs()};
     event.eventIndex = index;
@@ -415,7 +475,7 @@ class PtyJobImpl final : public PtyJob, private kj::TaskSet::ErrorHandler {
 
   void dispatch(uint32_t index) {
     if (reaped || fired[index]) return;
-    takeOutput();
+    takeOutput(ALL);
     fired[index] = true;
     PtyJobEvent event{PtyJobEvent::Kind::DISPATCHED, monotonicNowNs()};
     event.eventIndex = index;

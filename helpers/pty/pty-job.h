@@ -109,6 +109,16 @@ class PtyJobSink {
   virtual ~PtyJobSink() noexcept(false) = default;
   virtual void event(PtyJobEvent&& event) = 0;
   // Called from the event loop, in time order. Must not call back into the job.
+
+  virtual bool wantsMore() { return true; }
+  virtual kj::Promise<void> whenWantsMore() { return kj::READY_NOW; }
+  // Flow control between the loop and the sink, never towards the target (the drain thread
+  // keeps reading, A11): while wantsMore() is false the job keeps further output chunks as they
+  // were read, unrendered, and goes on once whenWantsMore() resolves. A chunk's events (its
+  // output, its rendered frame with the scrollback's serialized state, the replies) take one to
+  // four times its size, and rendering outruns the RPC to the supervisor: without this they
+  // piled up in the helper (megabytes at once) while the supervisor held the same output too.
+  // Output read before a loop-side event (a dispatch, the exit) is still emitted before it.
 };
 
 struct PtyJobSummary {

@@ -1,6 +1,7 @@
 #include "helpers/pty/server.h"
 
 #include <kj/debug.h>
+#include <malloc.h>
 
 #include "helpers/common/event-sink.h"
 #include "helpers/pty/pty-job.h"
@@ -171,6 +172,12 @@ class PtyJobServer final : public schema::PtyJob::Server,
     if (urgent) batches.flush();
   }
 
+  // Flow control (PtyJobSink::wantsMore): a few batches' worth may wait for the send in flight,
+  // so rendering and the RPC overlap; beyond that the job keeps its chunks raw.
+  static constexpr size_t MAX_PENDING_BYTES = 4 * BatchLimits().maxBytes;
+  bool wantsMore() override { return batches.pendingSize() < MAX_PENDING_BYTES; }
+  kj::Promise<void> whenWantsMore() override { return batches.whenPendingBelow(MAX_PENDING_BYTES); }
+
   // implements schema::PtyJob::Server ------------------------------------------------------
 
   kj::Promise<void> release(ReleaseContext context) override {
@@ -205,9 +212,26 @@ class PtyJobServer final : public schema::PtyJob::Server,
   BatchingSink<PtyJobEvent> batches;
   kj::Maybe<kj::Own<PtyJob>> job;  // after `batches`: destroyed first, it emits into them
   bool finished = false;
+  static constexpr size_t TRIM_EVERY_BYTES = 2 << 20;
+  size_t sentSinceTrim = 0;  // bytes of output and frames sent since the last malloc_trim
   kj::TaskSet tasks;
 
   kj::Promise<void> push(kj::Array<PtyJobEvent> batch) {
+    // The output passes through this helper once: what was sent is freed, but a heap with holes
+    // stays resident (the drain thread's chunks and the loop's frames interleave), so this
+    // helper would keep its largest backlog in RSS while the supervisor holds the same output.
+    // Every few MB sent, when that much lies free (a backlog was let through), the free pages
+    // go back to the system (madvise, no file: the filter allows it). Not while output streams
+    // through without piling up: the drain thread would fault the same pages in again, which
+    // costs more CPU than it saves memory.
+    if (sentSinceTrim >= TRIM_EVERY_BYTES) {
+      if (mallinfo2().fordblks >= TRIM_EVERY_BYTES) malloc_trim(0);
+      sentSinceTrim = 0;
+    }
+    for (auto& event : batch) {
+      sentSinceTrim += event.output.size();
+      if (event.rendered) sentSinceTrim += event.rendered->cost();
+    }
     auto request = sinkCap.pushRequest();
     auto events = request.initEvents(batch.size());
     for (size_t i = 0; i < batch.size(); ++i)

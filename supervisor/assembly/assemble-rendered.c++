@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "evidence/frame-budget.h"
+#include "supervisor/links/rendered-pack.h"
 
 namespace rea::supervisor {
 
@@ -169,7 +170,9 @@ RenderedAssembly assembleRenderedFrames(PtyRecord& pty,
 
   RenderedAssembly result;
   RenderedFrameBudget budget(maxFrames, maxBytes);
+  RenderedUnpacker unpacker;  // PtyLink held the frames packed (rendered-pack.h)
   for (auto& in : pty.rendered) {
+    unpacker.unpack(in);
     // A value the reads split is partly on this screen: its written prefix is redacted too.
     std::vector<std::string> frameNeedles = needles;
     size_t at = static_cast<size_t>(std::min(in.bytesBefore, outputBytes));

@@ -169,6 +169,7 @@ kj::Maybe<BrokenRule> PtyStreamCheck::event(schema::PtyEvent::Reader event, uint
       KJ_IF_MAYBE (o, observer) {
         o->rendered(record.rendered.back());
       }
+      packer.packAllButLast(record.rendered);
       return nullptr;
     }
     case schema::PtyEvent::REPLIED: {

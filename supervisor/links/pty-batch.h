@@ -26,6 +26,7 @@
 #include "supervisor/links/broken-rule.h"
 #include "supervisor/links/pty-link-render.h"
 #include "supervisor/links/pty-link.h"
+#include "supervisor/links/rendered-pack.h"
 
 namespace rea::supervisor {
 
@@ -50,6 +51,7 @@ class PtyStreamCheck {
   std::vector<bool> waits;      // [event index]: the event waits (only it may time out)
   std::vector<bool> exitWaits;  // [event index]: it waits for the exit (dispatched at it)
   RenderedStreamCheck rendered;
+  RenderedPacker packer;  // the record's frames but the newest, packed (issue 20: memory)
 
   kj::Maybe<BrokenRule> event(schema::PtyEvent::Reader event, uint64_t nowNs, PtyRecord& record,
                               kj::Maybe<PtyObserver&> observer);

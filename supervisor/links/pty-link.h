@@ -113,6 +113,11 @@ struct PtyRenderedFrame {
   std::vector<std::string> lines;  // untrimmed, padded to `columns` UTF-16 code units
   std::string serializedState;
   uint64_t bytesBefore = 0;  // accepted output bytes received before this frame
+  // In PtyRecord::rendered every frame but the newest is held packed while the capture runs
+  // (rendered-pack.h: a delta against the frame before it): `lines` and `serializedState` are
+  // then empty and `packed` holds both. RenderedUnpacker / unpackRenderedFrames restore them.
+  bool isPacked = false;
+  std::string packed;
 };
 
 struct PtyAutoReply {

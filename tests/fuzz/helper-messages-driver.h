@@ -194,7 +194,10 @@ class Driver {
     property(bytes <= ptyLaunchValue.maxOutputBytes, "pty byte limit");
     property(ptyRecord.interactions.size() <= ptyLaunchValue.events.size(), "pty dispatches");
     property(ptyRecord.rendered.size() <= ptyLaunchValue.renderMaxFrames, "rendered limit");
-    for (auto& frame : ptyRecord.rendered) {
+    // The link holds all but the newest frame packed (rendered-pack.h): checked as unpacked.
+    auto rendered = ptyRecord.rendered;
+    supervisor::unpackRenderedFrames(rendered);
+    for (auto& frame : rendered) {
       property(frame.lines.size() == size_t(frame.rows) && frame.cursorX <= frame.columns &&
                    frame.cursorY < frame.rows,
                "rendered frame shape");

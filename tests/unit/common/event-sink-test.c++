@@ -98,6 +98,45 @@ TEST(BatchingSink, StopsABatchOnceItHoldsMaxBytes) {
   EXPECT_EQ(h.sent[1], (std::vector<int>{1, 2}));  // 12 bytes: over 10 by less than one event
 }
 
+TEST(BatchingSink, WhenPendingBelowResolvesOnceASendTookEnough) {
+  Harness h;
+  h.holdSends = true;
+  BatchingSink<int> sink(h.timer, h.sender(), {4, 100, 5 * kj::MILLISECONDS});
+  for (int i = 0; i < 6; ++i)
+    sink.add(i, 2);  // the first batch (0, 1) goes out, 8 bytes stay
+  h.waitScope.poll();
+  EXPECT_EQ(sink.pendingSize(), 8u);
+  EXPECT_TRUE(sink.whenPendingBelow(9).poll(h.waitScope));
+  bool below = false;
+  auto waiting = sink.whenPendingBelow(5).then([&]() { below = true; });
+  h.waitScope.poll();
+  EXPECT_FALSE(below);
+  h.pendingSends[0]->fulfill();  // (2, 3) goes out: 4 bytes left
+  waiting.wait(h.waitScope);
+  EXPECT_TRUE(below);
+  EXPECT_EQ(sink.pendingSize(), 4u);
+  auto first = sink.whenPendingBelow(1);
+  auto second = sink.whenPendingBelow(1);
+  EXPECT_TRUE(first.poll(h.waitScope));  // replaced: resolved, not broken
+  EXPECT_FALSE(second.poll(h.waitScope));
+}
+
+TEST(BatchingSink, WhenPendingBelowResolvesWhenTheSinkFails) {
+  Harness h;
+  auto fail = kj::newPromiseAndFulfiller<void>();
+  BatchingSink<int> sink(h.timer,
+                         [&](kj::Array<int>) -> kj::Promise<void> { return kj::mv(fail.promise); },
+                         {2, 100, 5 * kj::MILLISECONDS});
+  for (int i = 0; i < 4; ++i)
+    sink.add(i, 2);
+  auto waiting = sink.whenPendingBelow(1);
+  h.waitScope.poll();
+  EXPECT_FALSE(waiting.poll(h.waitScope));
+  fail.fulfiller->reject(KJ_EXCEPTION(DISCONNECTED, "supervisor gone"));
+  waiting.wait(h.waitScope);  // add() drops everything now: nothing to wait for
+  EXPECT_EQ(sink.pendingSize(), 0u);
+}
+
 TEST(BatchingSink, EndResolvesAfterTheLastSend) {
   Harness h;
   h.holdSends = true;
