@@ -1,5 +1,6 @@
 #include "helpers/pty/screen-renderer.h"
 
+#include "helpers/pty/screen-combining.h"
 #include "helpers/pty/screen-corrections.h"
 #include "helpers/pty/screen-model.h"
 #include "helpers/pty/screen-modes.h"
@@ -91,7 +92,13 @@ struct Renderer::Impl final : private ControlSink {
   uint32_t standInFor = 0;
   bool standInFresh = false;
   CursorPosition standInAt{-1, -1};
-  std::string carry;  // the start of a 3- or 4-byte UTF-8 character split across chunks
+  std::string carry;  // the start of a UTF-8 character split across chunks
+
+  // The last write to libvterm ended with the last byte of a glyph (text, not a sequence): a
+  // combining mark starting the next write belongs to that glyph (joinLateMarks).
+  bool afterText = false;
+  uint64_t slowGlyphs = 0;  // glyphs putGlyphSlow() wrote (stand-ins and wide ones among them)
+  CombiningProbe combining;
 
   // The chunk being fed, so a sequence found by the scanner can cut it (onSequence).
   std::string_view chunk;
@@ -120,31 +127,52 @@ struct Renderer::Impl final : private ControlSink {
     return CursorPosition{pos.row, pos.col};
   }
 
-  void writeRaw(std::string_view bytes) {
+  void writeRaw(std::string_view bytes, bool endsInText = false) {
+    // `endsInText`: the bytes end with the last byte of a character that libvterm takes as text
+    // (the stream's, not ours), so that a combining mark right after them would join it.
     if (!carry.empty()) {
       // Bytes of our own (a CAN, a cursor move) go after what the stream had before them.
       vterm_input_write(vt, carry.data(), carry.size());
       carry.clear();
+      afterText = false;
     }
-    if (!bytes.empty()) vterm_input_write(vt, bytes.data(), bytes.size());
+    if (afterText && !bytes.empty() && static_cast<unsigned char>(bytes[0]) >= 0xc2) {
+      bytes = joinLateMarks(bytes);
+    }
+    if (!bytes.empty()) {
+      vterm_input_write(vt, bytes.data(), bytes.size());
+      afterText = endsInText;
+    }
     // Outside libvterm's callbacks the pending-wrap bookkeeping is always current, so the code
     // between writes may read and write it directly; only the callbacks must settle() first.
     settle();
   }
 
-  void write(std::string_view bytes) {
+  void write(std::string_view bytes, size_t textFrom = std::string_view::npos) {
     // Bytes for libvterm. Characters of three or four UTF-8 bytes (the only ones from U+1100 on,
-    // where widths can be wrong or wide) are looked at; everything else goes through unchanged.
+    // where widths can be wrong or wide) are looked at; everything else goes through unchanged,
+    // but for a character split at the end, kept back until the next chunk completes it.
+    // `textFrom`: the bytes end the chunk, and libvterm's parser is in its ground state from this
+    // offset in them on (text and C0 controls).
     if (!carry.empty()) {
       std::string joined = carry + std::string(bytes);
+      if (textFrom != std::string_view::npos)
+        textFrom = textFrom == 0 ? 0 : textFrom + carry.size();
       carry.clear();
-      writeChecked(joined);
+      writeChecked(joined, textFrom);
     } else {
-      writeChecked(bytes);
+      writeChecked(bytes, textFrom);
     }
   }
 
-  void writeChecked(std::string_view bytes) {
+  void writeChecked(std::string_view bytes, size_t textFrom) {
+    auto endsInText = [&](size_t end) {
+      // Only the chunk's end is known to be text or not; a cut elsewhere is followed by a
+      // character that is not a combining mark, or by a sequence.
+      if (end == 0 || end - 1 < textFrom || textFrom == std::string_view::npos) return false;
+      unsigned char c = static_cast<unsigned char>(bytes[end - 1]);
+      return c >= 0x20 && c != 0x7f;
+    };
     size_t start = 0;
     size_t i = 0;
     size_t size = bytes.size();
@@ -168,20 +196,25 @@ struct Renderer::Impl final : private ControlSink {
         }
       }
       unsigned char lead = static_cast<unsigned char>(bytes[i]);
-      if (lead < 0xe1 || lead > 0xf4) {
+      if (lead < 0xc2 || lead > 0xf4) {
         i++;
         continue;
       }
-      size_t length = lead >= 0xf0 ? 4 : 3;
+      size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
       if (i + length > size) {
         // Split across chunks: keep it back so the next chunk sees it whole.
         bool continuation = true;
         for (size_t k = i + 1; k < size; k++)
           continuation = continuation && (static_cast<unsigned char>(bytes[k]) & 0xc0) == 0x80;
         if (!continuation) break;
-        writeRaw(bytes.substr(start, i - start));
+        writeRaw(bytes.substr(start, i - start), endsInText(i));
         carry.assign(bytes.substr(i));
         return;
+      }
+      if (lead < 0xe1) {
+        // Nothing below U+1100 is wide or measured wrongly: leave it to libvterm.
+        i++;
+        continue;
       }
       uint32_t cp = length == 3 ? lead & 0x0f : lead & 0x07;
       bool valid = true;
@@ -206,10 +239,15 @@ struct Renderer::Impl final : private ControlSink {
       int atColumn = checkWide ? cursor().col : 0;
       if (checkWide && atColumn + 2 > model.columns()) {
         // Autowrap off and no room for a wide character: tmux and xterm drop it (libvterm would
-        // start a new line anyway, moving everything after it a row down).
+        // start a new line anyway, moving everything after it a row down). A mark after it is
+        // not the previous glyph's.
+        afterText = false;
         i = start;
         continue;
       }
+      // A glyph (not a string's content) if libvterm reports one: a mark right after it
+      // joins it, wherever the chunk ends.
+      uint64_t before = slowGlyphs;
       if (correction == 0) {
         writeRaw(bytes.substr(i, length));
       } else {
@@ -219,6 +257,7 @@ struct Renderer::Impl final : private ControlSink {
         writeRaw(correction == 2 ? "\xe3\x80\x80" : "\xef\xbf\xbd");
         standInFresh = false;
       }
+      afterText = slowGlyphs != before;
       if (checkWide && atColumn + 2 == model.columns()) {
         // Autowrap off and the wide glyph took the last two columns: xterm.js and tmux leave
         // the cursor on the last column; libvterm keeps it on the glyph's first.
@@ -226,7 +265,7 @@ struct Renderer::Impl final : private ControlSink {
       }
       i = start;
     }
-    writeRaw(bytes.substr(start));
+    writeRaw(bytes.substr(start), endsInText(size));
   }
 
   void feed(std::string_view bytes) {
@@ -234,9 +273,49 @@ struct Renderer::Impl final : private ControlSink {
     fedUpTo = 0;
     scanner.scan(bytes, *this);
     if (emulating) {
-      if (!dropping) write(bytes.substr(fedUpTo));
+      if (!dropping) {
+        size_t textFrom = std::string_view::npos;
+        if (scanner.inGround()) textFrom = std::max(scanner.groundFrom(), fedUpTo) - fedUpTo;
+        write(bytes.substr(fedUpTo), textFrom);
+      }
       takeCompleteReplies(output, replies);
     }
+  }
+
+  std::string_view joinLateMarks(std::string_view bytes) {
+    // `bytes` continue the stream right after a glyph. Combining marks at their start would have
+    // joined that glyph had libvterm had them in the same write; it joins them itself only if
+    // its cursor is just past the glyph (screen-combining.h). Otherwise they are joined here,
+    // in the cell, and libvterm does not see them (its cursor and pending wrap stay as they are,
+    // as they would have).
+    settle();
+    CursorPosition at = lastGlyphAt;
+    if (at.row < 0 || at.row >= model.rows() || at.col < 0 || at.col >= model.columns()) {
+      return bytes;
+    }
+    const Cell& cell = model.visibleRow(at.row).at(at.col);
+    int width = cell.isZeroWidth() ? 0 : cell.isWide() ? 2 : 1;
+    CursorPosition pos = cursor();
+    if (pos.row == at.row && pos.col == at.col + width) return bytes;  // libvterm joins them
+    uint32_t chars[VTERM_CLUSTER + 1];
+    size_t n = 0;
+    if (cell.ch >= CLUSTER_BIT && !cell.isSpacer()) {
+      for (char32_t c : model.clusters().get(cell.ch)) {
+        if (n < VTERM_CLUSTER) chars[n++] = c;
+      }
+    } else if (!cell.isEmpty() && !cell.isSpacer()) {
+      chars[n++] = cell.ch;
+    }
+    if (n == 0) return bytes;  // not a glyph (cannot happen right after one): libvterm's way
+    uint32_t marks[VTERM_CLUSTER];
+    size_t count = 0;
+    size_t length = combining.leadingMarks(bytes, marks, VTERM_CLUSTER, count);
+    if (length == 0) return bytes;
+    for (size_t k = 0; k < count && n < VTERM_CLUSTER; k++)
+      chars[n++] = marks[k];
+    chars[n] = 0;
+    model.putGlyph(chars, width, at.row, at.col, (cell.pen.attrs & CELL_PROTECTED) != 0);
+    return bytes.substr(length);
   }
 
   // implements ControlSink -----------------------------------------------------------------------
@@ -413,13 +492,23 @@ struct Renderer::Impl final : private ControlSink {
   [[gnu::noinline]] void putGlyphSlow(VTermGlyphInfo* info, VTermPos pos) {
     Impl& impl = *this;
     settle();
+    slowGlyphs++;
     const uint32_t* chars = info->chars;
-    uint32_t mapped[ScreenModel::MAX_CLUSTER + 1];
+    uint32_t mapped[VTERM_CLUSTER + 1];
+    if (chars[1] != 0) {
+      // Within one write libvterm keeps a base and five marks; marks that came in later writes
+      // are appended without a bound. The same glyph whatever the writes: cap it likewise.
+      size_t n = 0;
+      for (; n < VTERM_CLUSTER && chars[n] != 0; n++)
+        mapped[n] = chars[n];
+      mapped[n] = 0;
+      chars = mapped;
+    }
     if (impl.standIn != 0) {
       bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
       if (chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
         size_t n = 0;
-        for (; n < ScreenModel::MAX_CLUSTER && chars[n] != 0; n++)
+        for (; n < VTERM_CLUSTER && chars[n] != 0; n++)
           mapped[n] = chars[n];
         mapped[n] = 0;
         mapped[0] = impl.standInFor;
@@ -625,6 +714,7 @@ void Renderer::resize(int columns, int rows) {
     bool staleRegion = rows != impl->model.rows() && impl->modes.hasScrollRegion();
     bool newWidth = columns != impl->model.columns();
     bool wasPending = impl->reportsPendingWrap();
+    impl->afterText = false;  // a mark after a resize does not join a glyph before it
     vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
     impl->modes.resize(columns, rows);
     if (newWidth) {
