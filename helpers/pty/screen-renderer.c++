@@ -98,6 +98,11 @@ struct Renderer::Impl final : private ControlSink {
   // combining mark starting the next write belongs to that glyph (joinLateMarks).
   bool afterText = false;
   uint64_t slowGlyphs = 0;  // glyphs putGlyphSlow() wrote (stand-ins and wide ones among them)
+  // The glyph joinLateMarks() last gave marks: libvterm knew its first `lateKnown` code points.
+  CursorPosition lateAt{-1, -1};
+  size_t lateKnown = 0;
+  uint32_t lateMarks[VTERM_CLUSTER];
+  size_t lateCount = 0;
   CombiningProbe combining;
 
   // The chunk being fed, so a sequence found by the scanner can cut it (onSequence).
@@ -311,8 +316,15 @@ struct Renderer::Impl final : private ControlSink {
     size_t count = 0;
     size_t length = combining.leadingMarks(bytes, marks, VTERM_CLUSTER, count);
     if (length == 0) return bytes;
-    for (size_t k = 0; k < count && n < VTERM_CLUSTER; k++)
+    if (lateAt.row != at.row || lateAt.col != at.col) {
+      lateAt = at;
+      lateKnown = n;
+      lateCount = 0;
+    }
+    for (size_t k = 0; k < count && n < VTERM_CLUSTER; k++) {
       chars[n++] = marks[k];
+      lateMarks[lateCount++] = marks[k];
+    }
     chars[n] = 0;
     model.putGlyph(chars, width, at.row, at.col, (cell.pen.attrs & CELL_PROTECTED) != 0);
     return bytes.substr(length);
@@ -417,6 +429,7 @@ struct Renderer::Impl final : private ControlSink {
   void settle() {
     if (!fastPending) return;
     fastPending = false;
+    lateAt = {-1, -1};
     lastGlyphAt = {fastGlyphAt.row, fastGlyphAt.col};
     nextAt = {fastGlyphAt.row, fastGlyphAt.col + 1};
     flowing = true;
@@ -495,15 +508,31 @@ struct Renderer::Impl final : private ControlSink {
     slowGlyphs++;
     const uint32_t* chars = info->chars;
     uint32_t mapped[VTERM_CLUSTER + 1];
+    // A combining mark joined the previous glyph (in a later write than it): libvterm writes
+    // that glyph again where it was, with its cursor left past it. (A new glyph goes where the
+    // cursor is, even when that is where the previous glyph was, as after a scroll.)
+    bool again = chars[1] != 0 && [&] {
+      CursorPosition at = cursor();
+      return at.row != pos.row || at.col != pos.col;
+    }();
+    bool late = again && pos.row == lateAt.row && pos.col == lateAt.col;
     if (chars[1] != 0) {
       // Within one write libvterm keeps a base and five marks; marks that came in later writes
-      // are appended without a bound. The same glyph whatever the writes: cap it likewise.
+      // are appended without a bound. The same glyph whatever the writes: cap it likewise. If
+      // libvterm is joining marks to a glyph that joinLateMarks() gave marks it does not know
+      // of, those go where the stream had them: after the ones libvterm knew.
       size_t n = 0;
-      for (; n < VTERM_CLUSTER && chars[n] != 0; n++)
-        mapped[n] = chars[n];
+      for (size_t k = 0; n < VTERM_CLUSTER && chars[k] != 0; k++) {
+        if (late && k == lateKnown) {
+          for (size_t m = 0; m < lateCount && n < VTERM_CLUSTER; m++)
+            mapped[n++] = lateMarks[m];
+        }
+        if (n < VTERM_CLUSTER) mapped[n++] = chars[k];
+      }
       mapped[n] = 0;
       chars = mapped;
     }
+    if (!late || info->chars[1] == 0) lateAt = {-1, -1};
     if (impl.standIn != 0) {
       bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
       if (chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
@@ -521,8 +550,6 @@ struct Renderer::Impl final : private ControlSink {
         if (!impl.standInFresh) impl.standIn = 0;
       }
     }
-    bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
-                 info->chars[1] != 0;  // a combining mark joined the previous glyph
     if (pos.col == 0 && !again && pos.row > 0) {
       // Autowrap carried this glyph on from the row above (after a wrap pending at the edge, or
       // a wide glyph that did not fit in the last column): reflow joins the two rows.

@@ -41,6 +41,14 @@ std::string streamOf(const Case& c) {
   return stream;
 }
 
+// A resize between two chunks is a piece of its own in the stream: RESIZE, columns, rows (bytes
+// the generator uses for nothing else); cuts inside it are ignored.
+constexpr char RESIZE = '\xff';
+
+std::string resizePiece(int columns, int rows) {
+  return std::string{RESIZE, static_cast<char>(columns), static_cast<char>(rows)};
+}
+
 std::vector<std::string> randomPieces(std::mt19937& random, int columns, int rows) {
   // clang-format off
   static const char* const PIECES[] = {
@@ -74,7 +82,12 @@ std::vector<std::string> randomPieces(std::mt19937& random, int columns, int row
                          std::to_string(columns - static_cast<int>(random() % 2)) + "H");
         break;
       case 2:
-        pieces.push_back(std::string(1, static_cast<char>('a' + random() % 26)));
+        if (random() % 8 == 0) {
+          pieces.push_back(
+              resizePiece(2 + static_cast<int>(random() % 9), 1 + static_cast<int>(random() % 4)));
+        } else {
+          pieces.push_back(std::string(1, static_cast<char>('a' + random() % 26)));
+        }
         break;
       default:
         pieces.push_back(PIECES[random() % PIECE_COUNT]);
@@ -94,14 +107,20 @@ std::vector<bool> randomCuts(std::mt19937& random, size_t size, int kind) {
 RenderedScreen render(const Case& c, bool chunked) {
   Renderer renderer(c.columns, c.rows, 3);
   std::string stream = streamOf(c);
+  std::string_view view(stream);
   size_t start = 0;
-  for (size_t i = 1; chunked && i < stream.size(); i++) {
-    if (c.cutBefore[i]) {
-      renderer.feed(std::string_view(stream).substr(start, i - start));
+  for (size_t i = 0; i < stream.size(); i++) {
+    if (stream[i] == RESIZE) {
+      if (i > start) renderer.feed(view.substr(start, i - start));
+      renderer.resize(stream[i + 1], stream[i + 2]);
+      i += 2;
+      start = i + 1;
+    } else if (chunked && i > start && c.cutBefore[i]) {
+      renderer.feed(view.substr(start, i - start));
       start = i;
     }
   }
-  renderer.feed(std::string_view(stream).substr(start));
+  if (start < stream.size()) renderer.feed(view.substr(start));
   return renderer.snapshot();
 }
 
@@ -256,6 +275,33 @@ TEST(ScreenChunking, AGlyphKeepsFiveMarksWhateverTheChunks) {
     stream += "\xcc\x81";
   expectChunkingIrrelevant(5, 1, stream, {3, 9});
   expectChunkingIrrelevant(5, 1, "abcd" + stream, {7, 13});
+}
+
+TEST(ScreenChunking, MarksJoinedEarlierStayWhenLibvtermJoinsMore) {
+  // VS16 split across chunks after a glyph at the edge is joined by the Renderer; after a resize
+  // libvterm's cursor is past that glyph and it joins the next mark itself, from what it knew.
+  expectChunkingIrrelevant(6, 1,
+                           "\xc3\x9f"
+                           "auegai\x1b[2Czsw\xef\xb8\x8f" +
+                               resizePiece(10, 1) + "\xcc\x81",
+                           {17});
+}
+
+TEST(ScreenChunking, ANewGlyphWithAMarkWhereMarksWereJoined) {
+  // Autowrap off: "o" and its mark overwrite the last column, whose glyph got a late VS15.
+  expectChunkingIrrelevant(5, 1, "\x1b[?7lhahjb\xef\xb8\x8eo\xe2\x83\x9d", {12});
+}
+
+TEST(ScreenChunking, AGlyphWithAMarkCarriedOnWhereThePreviousGlyphWas) {
+  // "z" and its mark wrap onto a new bottom row (the screen scrolls), in the cell the wide glyph
+  // before it had: it is a new glyph, carried on from the row above, not the mark joining it.
+  std::string stream = "ack\xf0\x9f\xab\xa0z\xcc\x81";
+  expectChunkingIrrelevant(2, 3, stream + resizePiece(3, 3), {9});
+  Renderer renderer(2, 3, 3);
+  renderer.feed(stream);
+  renderer.resize(3, 3);
+  EXPECT_EQ(renderer.snapshot().lines,
+            (std::vector<std::string>{"ack", "\xf0\x9f\xab\xa0z\xcc\x81", "   "}));
 }
 
 }  // namespace
