@@ -6,6 +6,7 @@
 #include "helpers/pty/screen-modes.h"
 #include "helpers/pty/screen-scanner.h"
 #include "helpers/pty/screen-serializer.h"
+#include "helpers/pty/screen-utf8.h"
 #include "helpers/pty/screen-widths.h"
 
 #include <vterm.h>
@@ -201,37 +202,40 @@ struct Renderer::Impl final : private ControlSink {
         }
       }
       unsigned char lead = static_cast<unsigned char>(bytes[i]);
-      if (lead < 0xc2 || lead > 0xf4) {
+      size_t length = utf8SequenceLength(lead);
+      if (length == 0) {
         i++;
         continue;
       }
-      size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
-      if (i + length > size) {
-        // Split across chunks: keep it back so the next chunk sees it whole.
-        bool continuation = true;
-        for (size_t k = i + 1; k < size; k++)
-          continuation = continuation && (static_cast<unsigned char>(bytes[k]) & 0xc0) == 0x80;
-        if (!continuation) break;
+      size_t have = 1;
+      while (have < length && i + have < size &&
+             isUtf8Continuation(static_cast<unsigned char>(bytes[i + have]))) {
+        have++;
+      }
+      if (have < length) {
         writeRaw(bytes.substr(start, i - start), endsInText(i));
-        carry.assign(bytes.substr(i));
+        if (i + have == size) {
+          // Split across chunks: keep it back so the next chunk sees it whole.
+          carry.assign(bytes.substr(i));
+        } else {
+          // Cut short (screen-utf8.h): from here on with a U+FFFD for each such sequence.
+          size_t from = textFrom == std::string_view::npos ? textFrom
+                        : textFrom <= i                    ? 0
+                                                           : textFrom - i;
+          std::string replaced = replaceTruncatedUtf8(bytes.substr(i), from);
+          writeChecked(replaced, from);
+        }
         return;
       }
-      if (lead < 0xe1) {
-        // Nothing below U+1100 is wide or measured wrongly: leave it to libvterm.
-        i++;
+      if (lead < 0xe1 || lead > 0xf4) {
+        // Nothing below U+1100 is wide or measured wrongly (and nothing above U+10FFFF is a
+        // character): leave it to libvterm.
+        i += length;
         continue;
       }
       uint32_t cp = length == 3 ? lead & 0x0f : lead & 0x07;
-      bool valid = true;
-      for (size_t k = 1; k < length; k++) {
-        unsigned char c = static_cast<unsigned char>(bytes[i + k]);
-        valid = valid && (c & 0xc0) == 0x80;
-        cp = (cp << 6) | (c & 0x3f);
-      }
-      if (!valid) {
-        i++;
-        continue;
-      }
+      for (size_t k = 1; k < length; k++)
+        cp = (cp << 6) | (static_cast<unsigned char>(bytes[i + k]) & 0x3f);
       int correction = widthCorrection(cp);
       bool checkWide =
           !modes.autowrap() && (correction == 2 || (correction == 0 && isWideCodePoint(cp)));
@@ -742,6 +746,10 @@ void Renderer::resize(int columns, int rows) {
     bool newWidth = columns != impl->model.columns();
     bool wasPending = impl->reportsPendingWrap();
     impl->afterText = false;  // a mark after a resize does not join a glyph before it
+    // A character split at the end of the last chunk is finished by the next one: it does not
+    // go to libvterm before the bytes of our own below.
+    std::string held;
+    held.swap(impl->carry);
     vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
     impl->modes.resize(columns, rows);
     if (newWidth) {
@@ -756,6 +764,7 @@ void Renderer::resize(int columns, int rows) {
       impl->feed(std::string("\x1b[r") + (badRegion ? "\x1b[s" : "") + "\x1b[" +
                  std::to_string(cursor.row + 1) + ";" + std::to_string(cursor.col + 1) + "H");
     }
+    impl->carry = std::move(held);
   } else {
     impl->lastCursor.row = std::min(impl->lastCursor.row, rows - 1);
     impl->lastCursor.col = std::min(impl->lastCursor.col, columns - 1);

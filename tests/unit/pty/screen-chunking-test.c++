@@ -62,7 +62,10 @@ std::vector<std::string> randomPieces(std::mt19937& random, int columns, int row
       // controls, cursor moves, SGR, erase, insert mode, autowrap
       "\r", "\n", "\r\n", "\b", "\t", "\x1b[A", "\x1b[B", "\x1b[2C", "\x1b[D", "\x1b[H",
       "\x1b[1;31m", "\x1b[0m", "\x1b[7m", "\x1b[m", "\x1b[K", "\x1b[1K", "\x1b[2J", "\x1b[X",
-      "\x1b[4h", "\x1b[4l", "\x1b[?7l", "\x1b[?7h", "\x1b[@", "\x1b[P", "\x1b" "7", "\x1b" "8"};
+      "\x1b[4h", "\x1b[4l", "\x1b[?7l", "\x1b[?7h", "\x1b[@", "\x1b[P", "\x1b" "7", "\x1b" "8",
+      // scroll region, alternate screen, strings with characters in them, stray bytes
+      "\x1b[2;3r", "\x1b[r", "\x1b[?1049h", "\x1b[?1049l", "\x1b]0;t\xc3\xa9\x07",
+      "\x1b]2;\xf0\x9f\xa5\xb2\xcc\x81\x1b\\", "\x80", "\xc3", "\xe9\x9b", "\x1b[1\xcc\x81"};
   // clang-format on
   constexpr int PIECE_COUNT = sizeof(PIECES) / sizeof(PIECES[0]);
   std::vector<std::string> pieces;
@@ -302,6 +305,30 @@ TEST(ScreenChunking, AGlyphWithAMarkCarriedOnWhereThePreviousGlyphWas) {
   renderer.resize(3, 3);
   EXPECT_EQ(renderer.snapshot().lines,
             (std::vector<std::string>{"ack", "\xf0\x9f\xab\xa0z\xcc\x81", "   "}));
+}
+
+TEST(ScreenChunking, SequencesCutShortWhereverTheChunksEnd) {
+  // A UTF-8 sequence cut short by the next character (or a sequence) is a U+FFFD whether or not
+  // a chunk ends after it: libvterm, left with it unfinished at the end of a write, dropped it.
+  expectChunkingIrrelevant(8, 4, "y\xe9\x9b\xe2\x83\x9d", {5});
+  expectChunkingIrrelevant(6, 1, "f\xe9\x9b\x1b[H\xe2\x80\x8b", {3});
+  expectChunkingIrrelevant(7, 3, "\x1b[3;6H\xe9\x9b\x1b[1\xcc\x81\xe2\x83\x9d", {15});
+  Renderer renderer(8, 1, 0);
+  renderer.feed("y\xe9\x9b\xe2\x83");
+  renderer.feed("\x9d");
+  EXPECT_EQ(renderer.snapshot().lines,
+            (std::vector<std::string>{"y\xef\xbf\xbd\xe2\x83\x9d      "}));
+}
+
+TEST(ScreenChunking, ACharacterSplitByAResize) {
+  // The bytes the resize writes to libvterm do not go between the halves of a character.
+  expectChunkingIrrelevant(
+      5, 4, resizePiece(2, 2) + "\x1b[1;4Hj\xc3" + resizePiece(3, 1) + "g\xd0\x96", {16});
+  Renderer renderer(4, 2, 0);
+  renderer.feed("abcd\xc3");
+  renderer.resize(5, 2);
+  renderer.feed("\xa9");
+  EXPECT_EQ(renderer.snapshot().lines, (std::vector<std::string>{"abcd\xc3\xa9", "     "}));
 }
 
 }  // namespace
