@@ -75,4 +75,59 @@ size_t CombiningProbe::leadingMarks(std::string_view bytes, uint32_t* marks, siz
   }
 }
 
+std::string_view LateMarks::join(std::string_view bytes, ScreenModel& model, CursorPosition glyphAt,
+                                 CursorPosition cursor) {
+  if (glyphAt.row < 0 || glyphAt.row >= model.rows() || glyphAt.col < 0 ||
+      glyphAt.col >= model.columns()) {
+    return bytes;
+  }
+  const Cell& cell = model.visibleRow(glyphAt.row).at(glyphAt.col);
+  int width = cell.isZeroWidth() ? 0 : cell.isWide() ? 2 : 1;
+  if (cursor.row == glyphAt.row && cursor.col == glyphAt.col + width) return bytes;
+  uint32_t chars[VTERM_CLUSTER + 1];
+  size_t n = 0;
+  if (cell.ch >= CLUSTER_BIT && !cell.isSpacer()) {
+    for (char32_t c : model.clusters().get(cell.ch)) {
+      if (n < VTERM_CLUSTER) chars[n++] = c;
+    }
+  } else if (!cell.isEmpty() && !cell.isSpacer()) {
+    chars[n++] = cell.ch;
+  }
+  if (n == 0) return bytes;  // not a glyph (cannot happen right after one): libvterm's way
+  uint32_t found[VTERM_CLUSTER];
+  size_t total = 0;
+  size_t length = probe.leadingMarks(bytes, found, VTERM_CLUSTER, total);
+  if (length == 0) return bytes;
+  if (at.row != glyphAt.row || at.col != glyphAt.col) {
+    at = glyphAt;
+    known = n;
+    count = 0;
+  }
+  for (size_t k = 0; k < total && n < VTERM_CLUSTER; k++) {
+    chars[n++] = found[k];
+    marks[count++] = found[k];
+  }
+  chars[n] = 0;
+  // The pen is the glyph's: no byte came between it and the marks.
+  model.putGlyph(chars, width, glyphAt.row, glyphAt.col, (cell.pen.attrs & CELL_PROTECTED) != 0);
+  return bytes.substr(length);
+}
+
+const uint32_t* LateMarks::merge(const uint32_t* chars, CursorPosition pos, bool again,
+                                 uint32_t (&out)[VTERM_CLUSTER + 1]) {
+  bool late = again && pos.row == at.row && pos.col == at.col;
+  if (!late) forget();
+  if (chars[1] == 0) return chars;
+  size_t n = 0;
+  for (size_t k = 0; n < VTERM_CLUSTER && chars[k] != 0; k++) {
+    if (late && k == known) {
+      for (size_t m = 0; m < count && n < VTERM_CLUSTER; m++)
+        out[n++] = marks[m];
+    }
+    if (n < VTERM_CLUSTER) out[n++] = chars[k];
+  }
+  out[n] = 0;
+  return out;
+}
+
 }  // namespace rea::helper

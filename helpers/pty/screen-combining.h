@@ -5,10 +5,13 @@
 // does so if the cursor is just past that glyph; a glyph at the right edge leaves the cursor on
 // it (autowrap pending, or autowrap off), and libvterm then prints the mark on its own instead,
 // on the next row when a wrap was pending. Where the PTY's reads cut the output (and where the
-// Renderer cuts it for its own corrections) would then change the screen. The Renderer joins
-// such marks itself (Renderer::Impl::joinLateMarks); this file finds them.
+// Renderer cuts it for its own corrections) would then change the screen. The Renderer has such
+// marks joined here instead (LateMarks), in its screen model.
 //
 // Errors: none (std::bad_alloc).
+
+#include "helpers/pty/screen-model.h"
+#include "helpers/pty/screen-serializer.h"  // CursorPosition
 
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +44,32 @@ class CombiningProbe {
   uint32_t joined = 0;  // the second code point of the probe's glyph (its callback's user data)
 
   bool isCombining(uint32_t codePoint);
+};
+
+class LateMarks {
+ public:
+  std::string_view join(std::string_view bytes, ScreenModel& model, CursorPosition glyphAt,
+                        CursorPosition cursor);
+  // `bytes` continue the stream right after the glyph at `glyphAt` (libvterm's cursor is at
+  // `cursor`). If they start with combining marks that libvterm would not join to it, they are
+  // joined to its cell here; returns the bytes left for libvterm.
+
+  const uint32_t* merge(const uint32_t* chars, CursorPosition pos, bool again,
+                        uint32_t (&out)[VTERM_CLUSTER + 1]);
+  // The code points to write for a glyph libvterm reports at `pos` (`again`: libvterm joining
+  // marks to its previous glyph): at most VTERM_CLUSTER of them (libvterm appends marks from
+  // later writes without a bound), with the marks join() gave that glyph put back where the
+  // stream had them, after the ones libvterm knew. Returns `chars` or `out`.
+
+  void forget() { at = {-1, -1}; }
+  // Another glyph was written.
+
+ private:
+  CombiningProbe probe;
+  CursorPosition at{-1, -1};  // the glyph join() last gave marks
+  size_t known = 0;           // libvterm knows its first `known` code points
+  uint32_t marks[VTERM_CLUSTER];
+  size_t count = 0;
 };
 
 }  // namespace rea::helper

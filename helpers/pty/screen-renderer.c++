@@ -4,6 +4,7 @@
 #include "helpers/pty/screen-corrections.h"
 #include "helpers/pty/screen-model.h"
 #include "helpers/pty/screen-modes.h"
+#include "helpers/pty/screen-pen.h"
 #include "helpers/pty/screen-scanner.h"
 #include "helpers/pty/screen-serializer.h"
 #include "helpers/pty/screen-utf8.h"
@@ -25,21 +26,6 @@ void checkSize(int columns, int rows) {
     throw std::invalid_argument("terminal size must be at least 1x1, got " +
                                 std::to_string(columns) + "x" + std::to_string(rows));
   }
-}
-
-Color toColor(const VTermColor& color) {
-  if (VTERM_COLOR_IS_DEFAULT_FG(&color) || VTERM_COLOR_IS_DEFAULT_BG(&color)) return DEFAULT_COLOR;
-  if (VTERM_COLOR_IS_INDEXED(&color)) return INDEXED_COLOR | color.indexed.idx;
-  return RGB_COLOR | (uint32_t(color.rgb.red) << 16) | (uint32_t(color.rgb.green) << 8) |
-         color.rgb.blue;
-}
-
-void setFlag(uint32_t& attrs, uint32_t flag, bool on) {
-  attrs = on ? attrs | flag : attrs & ~flag;
-}
-
-void setField(uint32_t& attrs, uint32_t mask, uint32_t shift, int value) {
-  attrs = (attrs & ~mask) | ((static_cast<uint32_t>(value) << shift) & mask);
 }
 
 ScreenRect toRect(VTermRect rect) {
@@ -99,12 +85,7 @@ struct Renderer::Impl final : private ControlSink {
   // combining mark starting the next write belongs to that glyph (joinLateMarks).
   bool afterText = false;
   uint64_t slowGlyphs = 0;  // glyphs putGlyphSlow() wrote (stand-ins and wide ones among them)
-  // The glyph joinLateMarks() last gave marks: libvterm knew its first `lateKnown` code points.
-  CursorPosition lateAt{-1, -1};
-  size_t lateKnown = 0;
-  uint32_t lateMarks[VTERM_CLUSTER];
-  size_t lateCount = 0;
-  CombiningProbe combining;
+  LateMarks lateMarks;      // marks joined to a glyph in a later write than it
 
   // The chunk being fed, so a sequence found by the scanner can cut it (onSequence).
   std::string_view chunk;
@@ -292,46 +273,10 @@ struct Renderer::Impl final : private ControlSink {
   }
 
   std::string_view joinLateMarks(std::string_view bytes) {
-    // `bytes` continue the stream right after a glyph. Combining marks at their start would have
-    // joined that glyph had libvterm had them in the same write; it joins them itself only if
-    // its cursor is just past the glyph (screen-combining.h). Otherwise they are joined here,
-    // in the cell, and libvterm does not see them (its cursor and pending wrap stay as they are,
-    // as they would have).
+    // `bytes` continue the stream right after a glyph: combining marks at their start would have
+    // joined it had libvterm had them in the same write (screen-combining.h).
     settle();
-    CursorPosition at = lastGlyphAt;
-    if (at.row < 0 || at.row >= model.rows() || at.col < 0 || at.col >= model.columns()) {
-      return bytes;
-    }
-    const Cell& cell = model.visibleRow(at.row).at(at.col);
-    int width = cell.isZeroWidth() ? 0 : cell.isWide() ? 2 : 1;
-    CursorPosition pos = cursor();
-    if (pos.row == at.row && pos.col == at.col + width) return bytes;  // libvterm joins them
-    uint32_t chars[VTERM_CLUSTER + 1];
-    size_t n = 0;
-    if (cell.ch >= CLUSTER_BIT && !cell.isSpacer()) {
-      for (char32_t c : model.clusters().get(cell.ch)) {
-        if (n < VTERM_CLUSTER) chars[n++] = c;
-      }
-    } else if (!cell.isEmpty() && !cell.isSpacer()) {
-      chars[n++] = cell.ch;
-    }
-    if (n == 0) return bytes;  // not a glyph (cannot happen right after one): libvterm's way
-    uint32_t marks[VTERM_CLUSTER];
-    size_t count = 0;
-    size_t length = combining.leadingMarks(bytes, marks, VTERM_CLUSTER, count);
-    if (length == 0) return bytes;
-    if (lateAt.row != at.row || lateAt.col != at.col) {
-      lateAt = at;
-      lateKnown = n;
-      lateCount = 0;
-    }
-    for (size_t k = 0; k < count && n < VTERM_CLUSTER; k++) {
-      chars[n++] = marks[k];
-      lateMarks[lateCount++] = marks[k];
-    }
-    chars[n] = 0;
-    model.putGlyph(chars, width, at.row, at.col, (cell.pen.attrs & CELL_PROTECTED) != 0);
-    return bytes.substr(length);
+    return lateMarks.join(bytes, model, lastGlyphAt, cursor());
   }
 
   // implements ControlSink -----------------------------------------------------------------------
@@ -433,7 +378,7 @@ struct Renderer::Impl final : private ControlSink {
   void settle() {
     if (!fastPending) return;
     fastPending = false;
-    lateAt = {-1, -1};
+    lateMarks.forget();
     lastGlyphAt = {fastGlyphAt.row, fastGlyphAt.col};
     nextAt = {fastGlyphAt.row, fastGlyphAt.col + 1};
     flowing = true;
@@ -519,24 +464,7 @@ struct Renderer::Impl final : private ControlSink {
       CursorPosition at = cursor();
       return at.row != pos.row || at.col != pos.col;
     }();
-    bool late = again && pos.row == lateAt.row && pos.col == lateAt.col;
-    if (chars[1] != 0) {
-      // Within one write libvterm keeps a base and five marks; marks that came in later writes
-      // are appended without a bound. The same glyph whatever the writes: cap it likewise. If
-      // libvterm is joining marks to a glyph that joinLateMarks() gave marks it does not know
-      // of, those go where the stream had them: after the ones libvterm knew.
-      size_t n = 0;
-      for (size_t k = 0; n < VTERM_CLUSTER && chars[k] != 0; k++) {
-        if (late && k == lateKnown) {
-          for (size_t m = 0; m < lateCount && n < VTERM_CLUSTER; m++)
-            mapped[n++] = lateMarks[m];
-        }
-        if (n < VTERM_CLUSTER) mapped[n++] = chars[k];
-      }
-      mapped[n] = 0;
-      chars = mapped;
-    }
-    if (!late || info->chars[1] == 0) lateAt = {-1, -1};
+    chars = lateMarks.merge(chars, {pos.row, pos.col}, again, mapped);
     if (impl.standIn != 0) {
       bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
       if (chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
@@ -608,39 +536,7 @@ struct Renderer::Impl final : private ControlSink {
   }
 
   static int onSetPenAttr(VTermAttr attr, VTermValue* value, void* user) {
-    Pen& pen = self(user).model.pen();
-    switch (attr) {
-      case VTERM_ATTR_BOLD:
-        setFlag(pen.attrs, ATTR_BOLD, value->boolean);
-        break;
-      case VTERM_ATTR_UNDERLINE:
-        setField(pen.attrs, ATTR_UNDERLINE_MASK, ATTR_UNDERLINE_SHIFT, value->number);
-        break;
-      case VTERM_ATTR_ITALIC:
-        setFlag(pen.attrs, ATTR_ITALIC, value->boolean);
-        break;
-      case VTERM_ATTR_BLINK:
-        setFlag(pen.attrs, ATTR_BLINK, value->boolean);
-        break;
-      case VTERM_ATTR_REVERSE:
-        setFlag(pen.attrs, ATTR_REVERSE, value->boolean);
-        break;
-      case VTERM_ATTR_STRIKE:
-        setFlag(pen.attrs, ATTR_STRIKE, value->boolean);
-        break;
-      case VTERM_ATTR_FONT:
-        setField(pen.attrs, ATTR_FONT_MASK, ATTR_FONT_SHIFT, value->number);
-        break;
-      case VTERM_ATTR_FOREGROUND:
-        pen.fg = toColor(value->color);
-        break;
-      case VTERM_ATTR_BACKGROUND:
-        pen.bg = toColor(value->color);
-        break;
-      default:
-        return 0;
-    }
-    return 1;
+    return applyPenAttr(self(user).model.pen(), attr, *value) ? 1 : 0;
   }
 
   static int onSetTermProp(VTermProp prop, VTermValue* value, void* user) {
