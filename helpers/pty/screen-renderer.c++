@@ -69,7 +69,10 @@ struct Renderer::Impl final : private ControlSink {
   bool fastPending = false;
   VTermPos fastGlyphAt{-1, -1};
   // libvterm's callbacks, ours to change: movecursor is only set while a glyph may have set a
-  // flag above (see onMoveCursor), so the cursor moves that cannot change them cost no call.
+  // flag above that can matter (see onMoveCursor), so the cursor moves that cannot change them
+  // cost no call. A plain glyph away from the edge leaves `flowing` set without it: that only
+  // matters once the next glyph's place is the last column, which takes a resize (checked
+  // there).
   VTermStateCallbacks callbacks = CALLBACKS;
 
   // A character whose width libvterm gets wrong goes to libvterm as a stand-in of the right width
@@ -444,7 +447,11 @@ struct Renderer::Impl final : private ControlSink {
       impl.model.putGlyph(info->chars, 1, pos.row, pos.col, info->protected_cell);
       impl.fastGlyphAt = pos;  // settle() does the bookkeeping for it
       impl.fastPending = true;
-      impl.callbacks.movecursor = &Impl::onMoveCursor;
+      // Away from the edge the glyph leaves no wrap pending, and `flowing` matters only where
+      // the next glyph would go in the last column: libvterm need not call back when the cursor
+      // moves on (at the end of every text run, then). resize() checks `flowing` before the
+      // width changes.
+      if (pos.col + 2 >= impl.model.columns()) impl.callbacks.movecursor = &Impl::onMoveCursor;
       return 1;
     }
     impl.putGlyphSlow(info, pos);
@@ -641,6 +648,14 @@ void Renderer::resize(int columns, int rows) {
     bool staleRegion = rows != impl->model.rows() && impl->modes.hasScrollRegion();
     bool newWidth = columns != impl->model.columns();
     bool wasPending = impl->reportsPendingWrap();
+    if (newWidth && impl->flowing && impl->callbacks.movecursor == nullptr) {
+      // A glyph away from the edge did not ask libvterm to report cursor moves (onPutGlyph):
+      // with the new width, where the next glyph goes may be the last column. The cursor is
+      // still just past that glyph if it is there now (short of having left and come back).
+      CursorPosition pos = impl->cursor();
+      impl->flowing = pos.row == impl->nextAt.row && pos.col == impl->nextAt.col;
+      if (impl->flowing) impl->callbacks.movecursor = &Impl::onMoveCursor;
+    }
     impl->afterText = false;  // a mark after a resize does not join a glyph before it
     // A character split at the end of the last chunk is finished by the next one: it does not
     // go to libvterm before the bytes of our own below.
