@@ -8,6 +8,8 @@
 
 #include "helpers/pty/screen-renderer.h"
 
+#include "tests/test-support.h"  // REA_TEST_ASAN
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
