@@ -1,10 +1,13 @@
 #include "helpers/pty/screen-renderer.h"
 
+#include "helpers/pty/screen-combining.h"
 #include "helpers/pty/screen-corrections.h"
 #include "helpers/pty/screen-model.h"
 #include "helpers/pty/screen-modes.h"
+#include "helpers/pty/screen-pen.h"
 #include "helpers/pty/screen-scanner.h"
 #include "helpers/pty/screen-serializer.h"
+#include "helpers/pty/screen-utf8.h"
 #include "helpers/pty/screen-widths.h"
 
 #include <vterm.h>
@@ -23,21 +26,6 @@ void checkSize(int columns, int rows) {
     throw std::invalid_argument("terminal size must be at least 1x1, got " +
                                 std::to_string(columns) + "x" + std::to_string(rows));
   }
-}
-
-Color toColor(const VTermColor& color) {
-  if (VTERM_COLOR_IS_DEFAULT_FG(&color) || VTERM_COLOR_IS_DEFAULT_BG(&color)) return DEFAULT_COLOR;
-  if (VTERM_COLOR_IS_INDEXED(&color)) return INDEXED_COLOR | color.indexed.idx;
-  return RGB_COLOR | (uint32_t(color.rgb.red) << 16) | (uint32_t(color.rgb.green) << 8) |
-         color.rgb.blue;
-}
-
-void setFlag(uint32_t& attrs, uint32_t flag, bool on) {
-  attrs = on ? attrs | flag : attrs & ~flag;
-}
-
-void setField(uint32_t& attrs, uint32_t mask, uint32_t shift, int value) {
-  attrs = (attrs & ~mask) | ((static_cast<uint32_t>(value) << shift) & mask);
 }
 
 ScreenRect toRect(VTermRect rect) {
@@ -81,7 +69,10 @@ struct Renderer::Impl final : private ControlSink {
   bool fastPending = false;
   VTermPos fastGlyphAt{-1, -1};
   // libvterm's callbacks, ours to change: movecursor is only set while a glyph may have set a
-  // flag above (see onMoveCursor), so the cursor moves that cannot change them cost no call.
+  // flag above that can matter (see onMoveCursor), so the cursor moves that cannot change them
+  // cost no call. A plain glyph away from the edge leaves `flowing` set without it: that only
+  // matters once the next glyph's place is the last column, which takes a resize (checked
+  // there).
   VTermStateCallbacks callbacks = CALLBACKS;
 
   // A character whose width libvterm gets wrong goes to libvterm as a stand-in of the right width
@@ -91,7 +82,13 @@ struct Renderer::Impl final : private ControlSink {
   uint32_t standInFor = 0;
   bool standInFresh = false;
   CursorPosition standInAt{-1, -1};
-  std::string carry;  // the start of a 3- or 4-byte UTF-8 character split across chunks
+  std::string carry;  // the start of a UTF-8 character split across chunks
+
+  // The last write to libvterm ended with the last byte of a glyph (text, not a sequence): a
+  // combining mark starting the next write belongs to that glyph (joinLateMarks).
+  bool afterText = false;
+  uint64_t slowGlyphs = 0;  // glyphs putGlyphSlow() wrote (stand-ins and wide ones among them)
+  LateMarks lateMarks;      // marks joined to a glyph in a later write than it
 
   // The chunk being fed, so a sequence found by the scanner can cut it (onSequence).
   std::string_view chunk;
@@ -120,31 +117,52 @@ struct Renderer::Impl final : private ControlSink {
     return CursorPosition{pos.row, pos.col};
   }
 
-  void writeRaw(std::string_view bytes) {
+  void writeRaw(std::string_view bytes, bool endsInText = false) {
+    // `endsInText`: the bytes end with the last byte of a character that libvterm takes as text
+    // (the stream's, not ours), so that a combining mark right after them would join it.
     if (!carry.empty()) {
       // Bytes of our own (a CAN, a cursor move) go after what the stream had before them.
       vterm_input_write(vt, carry.data(), carry.size());
       carry.clear();
+      afterText = false;
     }
-    if (!bytes.empty()) vterm_input_write(vt, bytes.data(), bytes.size());
+    if (afterText && !bytes.empty() && static_cast<unsigned char>(bytes[0]) >= 0xc2) {
+      bytes = joinLateMarks(bytes);
+    }
+    if (!bytes.empty()) {
+      vterm_input_write(vt, bytes.data(), bytes.size());
+      afterText = endsInText;
+    }
     // Outside libvterm's callbacks the pending-wrap bookkeeping is always current, so the code
     // between writes may read and write it directly; only the callbacks must settle() first.
     settle();
   }
 
-  void write(std::string_view bytes) {
+  void write(std::string_view bytes, size_t textFrom = std::string_view::npos) {
     // Bytes for libvterm. Characters of three or four UTF-8 bytes (the only ones from U+1100 on,
-    // where widths can be wrong or wide) are looked at; everything else goes through unchanged.
+    // where widths can be wrong or wide) are looked at; everything else goes through unchanged,
+    // but for a character split at the end, kept back until the next chunk completes it.
+    // `textFrom`: the bytes end the chunk, and libvterm's parser is in its ground state from this
+    // offset in them on (text and C0 controls).
     if (!carry.empty()) {
       std::string joined = carry + std::string(bytes);
+      if (textFrom != std::string_view::npos)
+        textFrom = textFrom == 0 ? 0 : textFrom + carry.size();
       carry.clear();
-      writeChecked(joined);
+      writeChecked(joined, textFrom);
     } else {
-      writeChecked(bytes);
+      writeChecked(bytes, textFrom);
     }
   }
 
-  void writeChecked(std::string_view bytes) {
+  void writeChecked(std::string_view bytes, size_t textFrom) {
+    auto endsInText = [&](size_t end) {
+      // Only the chunk's end is known to be text or not; a cut elsewhere is followed by a
+      // character that is not a combining mark, or by a sequence.
+      if (end == 0 || end - 1 < textFrom || textFrom == std::string_view::npos) return false;
+      unsigned char c = static_cast<unsigned char>(bytes[end - 1]);
+      return c >= 0x20 && c != 0x7f;
+    };
     size_t start = 0;
     size_t i = 0;
     size_t size = bytes.size();
@@ -168,32 +186,40 @@ struct Renderer::Impl final : private ControlSink {
         }
       }
       unsigned char lead = static_cast<unsigned char>(bytes[i]);
-      if (lead < 0xe1 || lead > 0xf4) {
+      size_t length = utf8SequenceLength(lead);
+      if (length == 0) {
         i++;
         continue;
       }
-      size_t length = lead >= 0xf0 ? 4 : 3;
-      if (i + length > size) {
-        // Split across chunks: keep it back so the next chunk sees it whole.
-        bool continuation = true;
-        for (size_t k = i + 1; k < size; k++)
-          continuation = continuation && (static_cast<unsigned char>(bytes[k]) & 0xc0) == 0x80;
-        if (!continuation) break;
-        writeRaw(bytes.substr(start, i - start));
-        carry.assign(bytes.substr(i));
+      size_t have = 1;
+      while (have < length && i + have < size &&
+             isUtf8Continuation(static_cast<unsigned char>(bytes[i + have]))) {
+        have++;
+      }
+      if (have < length) {
+        writeRaw(bytes.substr(start, i - start), endsInText(i));
+        if (i + have == size) {
+          // Split across chunks: keep it back so the next chunk sees it whole.
+          carry.assign(bytes.substr(i));
+        } else {
+          // Cut short (screen-utf8.h): from here on with a U+FFFD for each such sequence.
+          size_t from = textFrom == std::string_view::npos ? textFrom
+                        : textFrom <= i                    ? 0
+                                                           : textFrom - i;
+          std::string replaced = replaceTruncatedUtf8(bytes.substr(i), from);
+          writeChecked(replaced, from);
+        }
         return;
       }
-      uint32_t cp = length == 3 ? lead & 0x0f : lead & 0x07;
-      bool valid = true;
-      for (size_t k = 1; k < length; k++) {
-        unsigned char c = static_cast<unsigned char>(bytes[i + k]);
-        valid = valid && (c & 0xc0) == 0x80;
-        cp = (cp << 6) | (c & 0x3f);
-      }
-      if (!valid) {
-        i++;
+      if (lead < 0xe1 || lead > 0xf4) {
+        // Nothing below U+1100 is wide or measured wrongly (and nothing above U+10FFFF is a
+        // character): leave it to libvterm.
+        i += length;
         continue;
       }
+      uint32_t cp = length == 3 ? lead & 0x0f : lead & 0x07;
+      for (size_t k = 1; k < length; k++)
+        cp = (cp << 6) | (static_cast<unsigned char>(bytes[i + k]) & 0x3f);
       int correction = widthCorrection(cp);
       bool checkWide =
           !modes.autowrap() && (correction == 2 || (correction == 0 && isWideCodePoint(cp)));
@@ -206,10 +232,15 @@ struct Renderer::Impl final : private ControlSink {
       int atColumn = checkWide ? cursor().col : 0;
       if (checkWide && atColumn + 2 > model.columns()) {
         // Autowrap off and no room for a wide character: tmux and xterm drop it (libvterm would
-        // start a new line anyway, moving everything after it a row down).
+        // start a new line anyway, moving everything after it a row down). A mark after it is
+        // not the previous glyph's.
+        afterText = false;
         i = start;
         continue;
       }
+      // A glyph (not a string's content) if libvterm reports one: a mark right after it
+      // joins it, wherever the chunk ends.
+      uint64_t before = slowGlyphs;
       if (correction == 0) {
         writeRaw(bytes.substr(i, length));
       } else {
@@ -219,6 +250,7 @@ struct Renderer::Impl final : private ControlSink {
         writeRaw(correction == 2 ? "\xe3\x80\x80" : "\xef\xbf\xbd");
         standInFresh = false;
       }
+      afterText = slowGlyphs != before;
       if (checkWide && atColumn + 2 == model.columns()) {
         // Autowrap off and the wide glyph took the last two columns: xterm.js and tmux leave
         // the cursor on the last column; libvterm keeps it on the glyph's first.
@@ -226,7 +258,7 @@ struct Renderer::Impl final : private ControlSink {
       }
       i = start;
     }
-    writeRaw(bytes.substr(start));
+    writeRaw(bytes.substr(start), endsInText(size));
   }
 
   void feed(std::string_view bytes) {
@@ -234,9 +266,20 @@ struct Renderer::Impl final : private ControlSink {
     fedUpTo = 0;
     scanner.scan(bytes, *this);
     if (emulating) {
-      if (!dropping) write(bytes.substr(fedUpTo));
+      if (!dropping) {
+        size_t textFrom = std::string_view::npos;
+        if (scanner.inGround()) textFrom = std::max(scanner.groundFrom(), fedUpTo) - fedUpTo;
+        write(bytes.substr(fedUpTo), textFrom);
+      }
       takeCompleteReplies(output, replies);
     }
+  }
+
+  std::string_view joinLateMarks(std::string_view bytes) {
+    // `bytes` continue the stream right after a glyph: combining marks at their start would have
+    // joined it had libvterm had them in the same write (screen-combining.h).
+    settle();
+    return lateMarks.join(bytes, model, lastGlyphAt, cursor());
   }
 
   // implements ControlSink -----------------------------------------------------------------------
@@ -338,6 +381,7 @@ struct Renderer::Impl final : private ControlSink {
   void settle() {
     if (!fastPending) return;
     fastPending = false;
+    lateMarks.forget();
     lastGlyphAt = {fastGlyphAt.row, fastGlyphAt.col};
     nextAt = {fastGlyphAt.row, fastGlyphAt.col + 1};
     flowing = true;
@@ -403,7 +447,11 @@ struct Renderer::Impl final : private ControlSink {
       impl.model.putGlyph(info->chars, 1, pos.row, pos.col, info->protected_cell);
       impl.fastGlyphAt = pos;  // settle() does the bookkeeping for it
       impl.fastPending = true;
-      impl.callbacks.movecursor = &Impl::onMoveCursor;
+      // Away from the edge the glyph leaves no wrap pending, and `flowing` matters only where
+      // the next glyph would go in the last column: libvterm need not call back when the cursor
+      // moves on (at the end of every text run, then). resize() checks `flowing` before the
+      // width changes.
+      if (pos.col + 2 >= impl.model.columns()) impl.callbacks.movecursor = &Impl::onMoveCursor;
       return 1;
     }
     impl.putGlyphSlow(info, pos);
@@ -413,13 +461,22 @@ struct Renderer::Impl final : private ControlSink {
   [[gnu::noinline]] void putGlyphSlow(VTermGlyphInfo* info, VTermPos pos) {
     Impl& impl = *this;
     settle();
+    slowGlyphs++;
     const uint32_t* chars = info->chars;
-    uint32_t mapped[ScreenModel::MAX_CLUSTER + 1];
+    uint32_t mapped[VTERM_CLUSTER + 1];
+    // A combining mark joined the previous glyph (in a later write than it): libvterm writes
+    // that glyph again where it was, with its cursor left past it. (A new glyph goes where the
+    // cursor is, even when that is where the previous glyph was, as after a scroll.)
+    bool again = chars[1] != 0 && [&] {
+      CursorPosition at = cursor();
+      return at.row != pos.row || at.col != pos.col;
+    }();
+    chars = lateMarks.merge(chars, {pos.row, pos.col}, again, mapped);
     if (impl.standIn != 0) {
       bool samePlace = pos.row == impl.standInAt.row && pos.col == impl.standInAt.col;
       if (chars[0] == impl.standIn && (impl.standInFresh || samePlace)) {
         size_t n = 0;
-        for (; n < ScreenModel::MAX_CLUSTER && chars[n] != 0; n++)
+        for (; n < VTERM_CLUSTER && chars[n] != 0; n++)
           mapped[n] = chars[n];
         mapped[n] = 0;
         mapped[0] = impl.standInFor;
@@ -432,8 +489,6 @@ struct Renderer::Impl final : private ControlSink {
         if (!impl.standInFresh) impl.standIn = 0;
       }
     }
-    bool again = pos.row == impl.lastGlyphAt.row && pos.col == impl.lastGlyphAt.col &&
-                 info->chars[1] != 0;  // a combining mark joined the previous glyph
     if (pos.col == 0 && !again && pos.row > 0) {
       // Autowrap carried this glyph on from the row above (after a wrap pending at the edge, or
       // a wide glyph that did not fit in the last column): reflow joins the two rows.
@@ -496,39 +551,7 @@ struct Renderer::Impl final : private ControlSink {
   }
 
   static int onSetPenAttr(VTermAttr attr, VTermValue* value, void* user) {
-    Pen& pen = self(user).model.pen();
-    switch (attr) {
-      case VTERM_ATTR_BOLD:
-        setFlag(pen.attrs, ATTR_BOLD, value->boolean);
-        break;
-      case VTERM_ATTR_UNDERLINE:
-        setField(pen.attrs, ATTR_UNDERLINE_MASK, ATTR_UNDERLINE_SHIFT, value->number);
-        break;
-      case VTERM_ATTR_ITALIC:
-        setFlag(pen.attrs, ATTR_ITALIC, value->boolean);
-        break;
-      case VTERM_ATTR_BLINK:
-        setFlag(pen.attrs, ATTR_BLINK, value->boolean);
-        break;
-      case VTERM_ATTR_REVERSE:
-        setFlag(pen.attrs, ATTR_REVERSE, value->boolean);
-        break;
-      case VTERM_ATTR_STRIKE:
-        setFlag(pen.attrs, ATTR_STRIKE, value->boolean);
-        break;
-      case VTERM_ATTR_FONT:
-        setField(pen.attrs, ATTR_FONT_MASK, ATTR_FONT_SHIFT, value->number);
-        break;
-      case VTERM_ATTR_FOREGROUND:
-        pen.fg = toColor(value->color);
-        break;
-      case VTERM_ATTR_BACKGROUND:
-        pen.bg = toColor(value->color);
-        break;
-      default:
-        return 0;
-    }
-    return 1;
+    return applyPenAttr(self(user).model.pen(), attr, *value) ? 1 : 0;
   }
 
   static int onSetTermProp(VTermProp prop, VTermValue* value, void* user) {
@@ -633,6 +656,19 @@ void Renderer::resize(int columns, int rows) {
     bool staleRegion = rows != impl->model.rows() && impl->modes.hasScrollRegion();
     bool newWidth = columns != impl->model.columns();
     bool wasPending = impl->reportsPendingWrap();
+    if (newWidth && impl->flowing && impl->callbacks.movecursor == nullptr) {
+      // A glyph away from the edge did not ask libvterm to report cursor moves (onPutGlyph):
+      // with the new width, where the next glyph goes may be the last column. The cursor is
+      // still just past that glyph if it is there now (short of having left and come back).
+      CursorPosition pos = impl->cursor();
+      impl->flowing = pos.row == impl->nextAt.row && pos.col == impl->nextAt.col;
+      if (impl->flowing) impl->callbacks.movecursor = &Impl::onMoveCursor;
+    }
+    impl->afterText = false;  // a mark after a resize does not join a glyph before it
+    // A character split at the end of the last chunk is finished by the next one: it does not
+    // go to libvterm before the bytes of our own below.
+    std::string held;
+    held.swap(impl->carry);
     vterm_set_size(impl->vt, rows, columns);  // reflows (Impl::onResize)
     impl->modes.resize(columns, rows);
     if (newWidth) {
@@ -647,6 +683,7 @@ void Renderer::resize(int columns, int rows) {
       impl->feed(std::string("\x1b[r") + (badRegion ? "\x1b[s" : "") + "\x1b[" +
                  std::to_string(cursor.row + 1) + ";" + std::to_string(cursor.col + 1) + "H");
     }
+    impl->carry = std::move(held);
   } else {
     impl->lastCursor.row = std::min(impl->lastCursor.row, rows - 1);
     impl->lastCursor.col = std::min(impl->lastCursor.col, columns - 1);

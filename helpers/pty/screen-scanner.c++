@@ -49,6 +49,7 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
   while (i < size) {
     switch (state) {
       case State::GROUND: {
+        groundStart = i;
         const void* found = memchr(data + i, ESC, size - i);
         if (found == nullptr) return;
         i = static_cast<const char*>(found) - data + 1;
@@ -174,6 +175,7 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
       }
     }
   }
+  groundStart = size;  // a sequence or string ended with the last byte (or there was none)
 }
 
 }  // namespace rea::helper

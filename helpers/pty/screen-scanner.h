@@ -67,6 +67,12 @@ class ControlScanner {
   void scan(std::string_view bytes, ControlSink& sink);
   // Reports every sequence completed within `bytes`, in order.
 
+  bool inGround() const { return state == State::GROUND; }
+  size_t groundFrom() const { return groundStart; }
+  // While inGround(): the offset in the last scan()'s input from which on it was in the ground
+  // state (text and C0 controls; 0 if it was all along). A byte there that is not a control is
+  // text to libvterm.
+
  private:
   enum class State : uint8_t { GROUND, ESCAPE, CSI, CSI_IGNORE, STRING, STRING_ESCAPE };
   State state = State::GROUND;
@@ -74,6 +80,7 @@ class ControlScanner {
   bool paramStarted = false;
   int separators = 0;     // ';' and ':' in the current CSI (libvterm's argument index)
   bool overlong = false;  // the current CSI was cut at its 16th separator (onOverlongSequence)
+  size_t groundStart = 0;
 
   void startEscape();
   void startCsi();
