@@ -28,7 +28,6 @@
 
 namespace rea::evidence {
 
-
 struct PolicyRequest {
   // What a scenario asks for, independent of the scenario type. Paths are absolute, as the
   // scenario schema requires (a relative one is never inside a root).

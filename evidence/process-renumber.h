@@ -25,7 +25,6 @@
 #include "evidence/capture.h"
 #include "evidence/normalise.h"
 
-
 namespace rea::evidence {
 
 struct RawProcessSample {

@@ -4,6 +4,8 @@
 
 namespace rea::helper::widths {
 
+// Four ranges a row, as generated:
+// clang-format off
 // Two columns for glibc.
 const WidthRange WIDE[] = {
     {0x1100, 0x115f}, {0x231a, 0x231b}, {0x2329, 0x232a}, {0x23e9, 0x23ec},
@@ -59,5 +61,6 @@ const WidthRange NARROWED[] = {
 };
 const size_t NARROWED_COUNT = sizeof NARROWED / sizeof NARROWED[0];
 const uint32_t FIRST_CORRECTED = 0x16fe1;
+// clang-format on
 
 }  // namespace rea::helper::widths

@@ -247,7 +247,7 @@ void enterLoopbackNetns(int netFd, int userFd) {
 LoopbackNetnsProbe probeLoopbackNetns() {
   LoopbackNetnsResult result = createLoopbackNetns();
   LoopbackNetnsProbe probe{false, LoopbackNetns::Mode::DIRECT, kj::mv(result.detail)};
-  KJ_IF_MAYBE(netns, result.netns) {
+  KJ_IF_MAYBE (netns, result.netns) {
     probe.available = true;
     probe.mode = netns->mode;
   }

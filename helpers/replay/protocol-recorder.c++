@@ -67,7 +67,7 @@ void ProtocolRecorder::record(ProtocolEvent::Protocol protocol, ProtocolEvent::D
   event.data = std::move(data);
   event.outcome = outcome;
   pending_.push_back(std::move(event));
-  KJ_IF_MAYBE(listener, listener_) {
+  KJ_IF_MAYBE (listener, listener_) {
     (*listener)();
   }
 }

@@ -50,7 +50,7 @@ class BodyReader {
   BodyReader(kj::AsyncInputStream& input, uint64_t limit) : input_(input), limit_(limit) {}
 
   kj::Promise<bool> read() {
-    KJ_IF_MAYBE(length, input_.tryGetLength()) {
+    KJ_IF_MAYBE (length, input_.tryGetLength()) {
       if (*length > limit_) return false;
     }
     return loop();
@@ -423,7 +423,7 @@ kj::Promise<void> ReplayConnection::handleApplicationError(
     KJ_LOG(WARNING, "replay request failed", exception);
   }
   uint32_t status = tooLarge ? 431 : 500;
-  KJ_IF_MAYBE(r, response) {
+  KJ_IF_MAYBE (r, response) {
     // Fails when a response or a WebSocket upgrade had already started: then just close.
     auto& table = state_.headerTable;
     return kj::evalNow(

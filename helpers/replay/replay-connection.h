@@ -49,7 +49,7 @@ class ReplayConnection final : public kj::HttpService,
   bool lingerOnClose_ = false;       // we answered an error and close: drain input first
   uint32_t requestsInProgress_ = 0;
   uint64_t bytesReadWhenIdle_ = 0;  // bytes read when the last request ended
-  kj::TimePoint idleSince_;  // accept time, or when the last request ended (kj's timer)
+  kj::TimePoint idleSince_;         // accept time, or when the last request ended (kj's timer)
   kj::byte drainBuffer_[4096];
   kj::Maybe<kj::Promise<void>> drainTask_;  // server_.drain(), once we decided to close
 

@@ -59,7 +59,7 @@ void WebSocketSession::recordEvent(Direction direction, std::string data, Outcom
 
 kj::Promise<void> WebSocketSession::run() {
   const WebSocketScript* script = nullptr;
-  KJ_IF_MAYBE(s, script_) {
+  KJ_IF_MAYBE (s, script_) {
     script = s;
   }
   if (script == nullptr) {
