@@ -154,7 +154,14 @@ class PtyJobServer final : public schema::PtyJob::Server,
   }
 
   void begin(PtyJobConfig config) {
-    job = PtyJob::start(context.io, kj::mv(config), *this, [this]() { context.lockDown(); });
+    job = PtyJob::start(context.io, kj::mv(config), *this, [this]() {
+      // push() reads glibc's allocator statistics under the filter. glibc sets its allocator up
+      // on first use, taking a key from getrandom, which the filter refuses (SIGSYS); where
+      // malloc is glibc's that happened long ago, but a sanitizer build replaces malloc, so the
+      // first use would be push()'s. Use it once here, before the lock-down.
+      (void)mallinfo2();
+      context.lockDown();
+    });
     tasks.add(KJ_ASSERT_NONNULL(job)->whenFailed());
   }
 
