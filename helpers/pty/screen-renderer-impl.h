@@ -105,6 +105,7 @@ struct Renderer::Impl final : private ControlSink {
 
   void onSequence(const ControlSequence& sequence, size_t end) override;
 
+  static bool mayMatter(const ControlSequence& sequence);
   static bool changesWriteModes(const ControlSequence& sequence);
 
   void applyOverline(const ControlSequence& sequence, size_t end);
@@ -138,8 +139,8 @@ struct Renderer::Impl final : private ControlSink {
 
   static Impl& self(void* user) { return *static_cast<Impl*>(user); }
 
-  // Called once per glyph (flatten: see its definition).
-  [[gnu::flatten]] static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user);
+  // Called once per glyph (see its definition).
+  static int onPutGlyph(VTermGlyphInfo* info, VTermPos pos, void* user);
 
   [[gnu::noinline]] void putGlyphSlow(VTermGlyphInfo* info, VTermPos pos);
 
