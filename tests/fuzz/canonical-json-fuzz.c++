@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "supervisor/cli/input-file.h"
 #include "evidence/canonical-json.h"
 #include "evidence/commitment.h"
 
@@ -24,36 +25,11 @@ namespace {
 
 using rea::evidence::Json;
 
-constexpr size_t MAX_DEPTH = 1000;  // supervisor::MAX_JSON_DEPTH
-
 void check(bool condition, const char* what) {
   if (!condition) {
     fprintf(stderr, "property failed: %s\n", what);
     abort();
   }
-}
-
-size_t nestingDepth(const std::string& text) {
-  size_t depth = 0, deepest = 0;
-  bool inString = false, escaped = false;
-  for (char c : text) {
-    if (inString) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        inString = false;
-      }
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
 }
 
 bool hasNonFinite(const Json& value) {
@@ -69,7 +45,7 @@ bool hasNonFinite(const Json& value) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  if (nestingDepth(text) > MAX_DEPTH) return 0;
+  if (rea::supervisor::jsonNestingDepth(text) > rea::supervisor::MAX_JSON_DEPTH) return 0;
   Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) return 0;
 
