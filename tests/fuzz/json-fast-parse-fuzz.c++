@@ -13,29 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "supervisor/cli/json-fast-parse.h"
+#include "tests/json-same.h"
 
 namespace {
 
 using rea::evidence::Json;
-
-bool same(const Json& a, const Json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
-      if (i.key() != j.key() || !same(i.value(), j.value())) return false;
-    }
-    return true;
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t k = 0; k < a.size(); ++k) {
-      if (!same(a[k], b[k])) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
 
 }  // namespace
 
@@ -50,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fprintf(stderr, "property failed: the fast parser accepted what nlohmann rejects\n");
     abort();
   }
-  if (!same(*fast, slow)) {
+  if (!rea::test::sameJson(*fast, slow)) {
     fprintf(stderr, "property failed: the fast parser read another value than nlohmann\n");
     abort();
   }

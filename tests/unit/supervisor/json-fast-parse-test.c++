@@ -1,4 +1,5 @@
 #include "supervisor/cli/json-fast-parse.h"
+#include "tests/json-same.h"
 
 #include <random>
 #include <string>
@@ -10,27 +11,6 @@ namespace rea::supervisor {
 namespace {
 
 using evidence::Json;
-
-// The same value with the same kinds (unsigned/signed/float) and member order.
-bool same(const Json& a, const Json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    auto i = a.begin(), j = b.begin();
-    for (; i != a.end(); ++i, ++j) {
-      if (i.key() != j.key() || !same(i.value(), j.value())) return false;
-    }
-    return true;
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t k = 0; k < a.size(); ++k) {
-      if (!same(a[k], b[k])) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
 
 // What the fast path accepts, nlohmann accepts with the same value; it may decline anything.
 // Returns whether it was accepted.
@@ -44,7 +24,8 @@ bool expectAgrees(const std::string& text, size_t maxDepth = 1000) {
     ADD_FAILURE() << "accepted what nlohmann rejects: " << text;
     return true;
   }
-  EXPECT_TRUE(same(*fast, slow)) << text << " -> " << fast->dump() << " vs " << slow.dump();
+  EXPECT_TRUE(test::sameJson(*fast, slow))
+      << text << " -> " << fast->dump() << " vs " << slow.dump();
   return true;
 }
 
