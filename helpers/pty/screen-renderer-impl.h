@@ -105,7 +105,6 @@ struct Renderer::Impl final : private ControlSink {
 
   void onSequence(const ControlSequence& sequence, size_t end) override;
 
-  static bool mayMatter(const ControlSequence& sequence);
   static bool changesWriteModes(const ControlSequence& sequence);
 
   void applyOverline(const ControlSequence& sequence, size_t end);

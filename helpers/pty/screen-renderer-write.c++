@@ -190,7 +190,7 @@ void Renderer::Impl::onSequence(const ControlSequence& sequence, size_t end) {
     if (answerQuery(sequence, row, col, reply)) replies.push_back(std::move(reply));
     return;
   }
-  if (!mayMatter(sequence)) {
+  if (!rendererMayActOn(sequence)) {
     // Most sequences (CUP, EL, ...): none of the checks below acts on them, and the settle()
     // below is a no-op here (the scanner runs outside libvterm's callbacks, and writeRaw()
     // settles before returning).
@@ -253,35 +253,6 @@ void Renderer::Impl::onSequence(const ControlSequence& sequence, size_t end) {
     } else if (pos.row >= model.rows() || pos.col >= model.columns()) {
       writeRaw(clampedCursorMove(pos));
     }
-  }
-}
-
-bool Renderer::Impl::mayMatter(const ControlSequence& sequence) {
-  // False for a sequence that onSequence's checks (mayNeedCorrection, changesWriteModes,
-  // TerminalModes::apply, applyOverline, ?47, ED 3, restoresSavedCursor) all pass over: by
-  // its final byte alone.
-  switch (sequence.final) {
-    case 'c':
-    case '=':
-    case '>':
-    case '8':
-      return !sequence.csi;
-    case 'h':
-    case 'l':
-    case 'r':
-    case 's':
-    case 'u':
-    case 'A':
-    case 'B':
-    case 'E':
-    case 'F':
-    case 'J':
-    case 'm':
-    case 'p':
-    case 'q':
-      return sequence.csi;
-    default:
-      return false;
   }
 }
 

@@ -178,4 +178,30 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
   groundStart = size;  // a sequence or string ended with the last byte (or there was none)
 }
 
+bool rendererMayActOn(const ControlSequence& sequence) {
+  switch (sequence.final) {
+    case 'c':
+    case '=':
+    case '>':
+    case '8':
+      return !sequence.csi;
+    case 'h':
+    case 'l':
+    case 'r':
+    case 's':
+    case 'u':
+    case 'A':
+    case 'B':
+    case 'E':
+    case 'F':
+    case 'J':
+    case 'm':
+    case 'p':
+    case 'q':
+      return sequence.csi;
+    default:
+      return false;
+  }
+}
+
 }  // namespace rea::helper

@@ -40,6 +40,12 @@ struct ControlSequence {
 };
 
 bool restoresSavedCursor(const ControlSequence& sequence);
+
+bool rendererMayActOn(const ControlSequence& sequence);
+// False for a sequence that none of the Renderer's checks acts on (mayNeedCorrection,
+// restoresSavedCursor, TerminalModes::apply, the write modes, the overline, ?47, ED 3), decided
+// by its final byte alone so that the commonest sequences (CUP, EL, ...) cost one switch.
+// screen-scanner-test.c++ checks it against those checks over every final byte.
 // True for DECRC (ESC 8), CSI u (SCORC) and CSI ? 1048 l / ? 1049 l. libvterm 0.1.4 restores a
 // saved cursor without clamping it to the current size, so after one of these the Renderer
 // checks the cursor (see Renderer::Impl::onSequence).
