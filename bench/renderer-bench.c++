@@ -7,7 +7,11 @@
 // this process's CPU time, so other load on a shared machine does not skew them; the PTY rate is
 // per second of wall time (two processes and the kernel's PTY path: what a drain can get at
 // most). The renderer keeps up with the PTY when its CPU rate is above the PTY's wall rate.
-// Usage: renderer-bench [RUNS] [--mb MB per input, default 8]
+// Usage: renderer-bench [RUNS] [--mb MB per input, default 8] [--only seq|ls|repaint]
+//        [--renderer-only]
+// --only measures one input; --renderer-only skips the libvterm and PTY columns (printed as 0), so
+// that a profiler sees only the Renderer, e.g.
+//   valgrind --tool=callgrind build/bin/renderer-bench 1 --mb 2 --only ls --renderer-only
 
 #include "helpers/pty/screen-renderer.h"
 
@@ -196,29 +200,39 @@ std::string cpuModel() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* usage = "renderer-bench [runs] [--mb MB per input]";
+  const char* usage =
+      "renderer-bench [runs] [--mb MB per input] [--only seq|ls|repaint] [--renderer-only]";
   auto arguments = rea::bench::parseArguments(argc, argv, usage);
   runs = arguments.runs;
   size_t megabytes = 8;
+  std::string only;
+  bool rendererOnly = false;
   for (size_t i = 0; i < arguments.flags.size(); ++i) {
-    if (arguments.flags[i] == "--mb" && i + 1 < arguments.flags.size()) {
+    const std::string& flag = arguments.flags[i];
+    bool hasValue = i + 1 < arguments.flags.size();
+    if (flag == "--mb" && hasValue) {
       megabytes = std::strtoul(arguments.flags[++i].c_str(), nullptr, 10);
+    } else if (flag == "--only" && hasValue) {
+      only = arguments.flags[++i];
+    } else if (flag == "--renderer-only") {
+      rendererOnly = true;
     } else {
       megabytes = 0;
     }
-    if (megabytes == 0) {
+    if (megabytes == 0 || (!only.empty() && only != "seq" && only != "ls" && only != "repaint")) {
       fprintf(stderr, "usage: %s\n", usage);
       return 2;
     }
   }
   size_t size = megabytes * 1000 * 1000;
   struct Input {
+    const char* key;
     const char* name;
-    std::string bytes;
+    std::string (*generate)(size_t);
   };
-  Input inputs[] = {{"seq (short lines)", seqOutput(size)},
-                    {"ls -lR --color", lsOutput(size)},
-                    {"full-screen repaint", repaintOutput(size)}};
+  const Input inputs[] = {{"seq", "seq (short lines)", seqOutput},
+                          {"ls", "ls -lR --color", lsOutput},
+                          {"repaint", "full-screen repaint", repaintOutput}};
 
   printf("renderer-bench: %dx%d, scrollback %d, %zu-byte chunks, %zu MB per input, median of %d\n",
          COLUMNS, ROWS, SCROLLBACK, CHUNK, megabytes, runs);
@@ -228,14 +242,19 @@ int main(int argc, char** argv) {
       "raw PTY read (wall) | vs libvterm | vs PTY |\n");
   printf("|---|---|---|---|---|---|---|\n");
   for (const Input& input : inputs) {
-    double withSnapshots =
-        megabytesPerSecond(input.bytes, [&]() { rendererWithSnapshots(input.bytes); });
-    double feedOnly = megabytesPerSecond(input.bytes, [&]() { rendererFeedOnly(input.bytes); });
-    double libvterm = megabytesPerSecond(input.bytes, [&]() { libvtermScreen(input.bytes); });
-    double pty = megabytesPerSecond(
-        input.bytes, [&]() { ptyRead(input.bytes); }, wallSeconds);
+    if (!only.empty() && only != input.key) continue;
+    const std::string bytes = input.generate(size);
+    double withSnapshots = megabytesPerSecond(bytes, [&]() { rendererWithSnapshots(bytes); });
+    double feedOnly = megabytesPerSecond(bytes, [&]() { rendererFeedOnly(bytes); });
+    double libvterm = 0, pty = 0;
+    if (!rendererOnly) {
+      libvterm = megabytesPerSecond(bytes, [&]() { libvtermScreen(bytes); });
+      pty = megabytesPerSecond(
+          bytes, [&]() { ptyRead(bytes); }, wallSeconds);
+    }
     printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1fx | %.2fx |\n", input.name, withSnapshots,
-           feedOnly, libvterm, pty, withSnapshots / libvterm, withSnapshots / pty);
+           feedOnly, libvterm, pty, libvterm > 0 ? withSnapshots / libvterm : 0.0,
+           pty > 0 ? withSnapshots / pty : 0.0);
   }
   printf(
       "\nMB/s; emulators per CPU-second of this process, the PTY per wall second. vs libvterm = "

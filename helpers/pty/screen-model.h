@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace rea::helper {
 
@@ -55,6 +56,17 @@ class ScreenModel {
     }
   }
   // `chars` is 0-terminated (base then combining marks); the glyph takes the current pen.
+
+  void putAscii(int row, int col, std::string_view text) {
+    // Printable ASCII (0x20-0x7e) as narrow, unprotected glyphs from `col` on, as putGlyph would
+    // write them one by one. The caller keeps them on the row.
+    if (row < 0 || row >= height || col < 0 || col + static_cast<int>(text.size()) > cols) return;
+    Row& target = rowOf(*active, row);
+    for (size_t i = 0; i < text.size(); i++) {
+      target.putGlyph(col + static_cast<int>(i), 1, static_cast<unsigned char>(text[i]), currentPen,
+                      false, cols);
+    }
+  }
 
   void erase(ScreenRect rect, bool selective);
   // Empties the cells with the current pen (selective: protected cells stay).

@@ -19,6 +19,7 @@
 #include "helpers/pty/screen-combining.h"
 #include "helpers/pty/screen-model.h"
 #include "helpers/pty/screen-modes.h"
+#include "helpers/pty/screen-plain-text.h"
 #include "helpers/pty/screen-queries.h"
 #include "helpers/pty/screen-renderer.h"
 #include "helpers/pty/screen-scanner.h"
@@ -79,8 +80,14 @@ struct Renderer::Impl final : private ControlSink {
   size_t fedUpTo = 0;
   bool dropping = false;  // inside a CSI cut for libvterm's sake (onOverlongSequence)
 
+  // Runs of printable ASCII that the Renderer writes into the model itself (onGround).
+  static constexpr size_t MIN_SHORTCUT = 4;  // glyphs; shorter runs cost less through libvterm
+  bool textShortcut;                         // false: every glyph through libvterm (tests)
+  PlainText plainText;
+  uint64_t shortcutGlyphs = 0;
+
   // Construction (screen-renderer.c++).
-  Impl(int columns, int rows, int scrollback);
+  Impl(int columns, int rows, int scrollback, bool textShortcut);
 
   ~Impl() noexcept(false);
 
@@ -112,6 +119,12 @@ struct Renderer::Impl final : private ControlSink {
   void onOverlongSequence(size_t at) override;
 
   void onOverlongEnd(size_t end) override;
+
+  void onGround(size_t from, size_t to) override;
+
+  void onShiftInSequence(unsigned char control) override;
+
+  void writeTextRun(size_t from, size_t to);
 
   void writeUpTo(size_t end);
 

@@ -190,6 +190,7 @@ void Renderer::Impl::onSequence(const ControlSequence& sequence, size_t end) {
     if (answerQuery(sequence, row, col, reply)) replies.push_back(std::move(reply));
     return;
   }
+  plainText.onSequence(sequence);
   if (!rendererMayActOn(sequence)) {
     // Most sequences (CUP, EL, ...): none of the checks below acts on them, and the settle()
     // below is a no-op here (the scanner runs outside libvterm's callbacks, and writeRaw()
@@ -301,6 +302,84 @@ void Renderer::Impl::onOverlongSequence(size_t at) {
 void Renderer::Impl::onOverlongEnd(size_t end) {
   fedUpTo = end;
   dropping = false;
+}
+
+void Renderer::Impl::onGround(size_t from, size_t to) {
+  // Text and C0 controls: follow the shifts (SO, SI) and single shifts in them, and write each
+  // run of printable ASCII long enough to pay for it itself (writeTextRun).
+  if (!emulating) return;
+  const char* data = chunk.data();
+  size_t i = from;
+  while (i < to) {
+    unsigned char c = static_cast<unsigned char>(data[i]);
+    if (c < 0x20 || c == 0x7f) {
+      if (c == 0x0e || c == 0x0f) plainText.onShift(c);
+      i++;
+      continue;
+    }
+    if (c >= 0x80) {
+      plainText.onText();
+      i++;
+      continue;
+    }
+    size_t start = i++;
+    while (i + 8 <= to) {
+      // Eight bytes at a time while all are 0x20-0x7e: no byte below 0x20 (a borrow out of
+      // the subtraction sets its top bit), none at 0x7f or above (the addition carries into it).
+      uint64_t word;
+      memcpy(&word, data + i, 8);
+      if (((word - 0x2020202020202020ull) | (word + 0x0101010101010101ull) | word) &
+          0x8080808080808080ull) {
+        break;
+      }
+      i += 8;
+    }
+    while (i < to && static_cast<unsigned char>(data[i] - 0x20) < 0x5f)
+      i++;
+    if (textShortcut && plainText.holds() && i - start > MIN_SHORTCUT) writeTextRun(start, i);
+    plainText.onText();
+  }
+}
+
+void Renderer::Impl::onShiftInSequence(unsigned char control) {
+  plainText.onShift(control);
+}
+
+void Renderer::Impl::writeTextRun(size_t from, size_t to) {
+  // Printable ASCII [from, to) of the chunk, in the ground state, which libvterm would write as
+  // itself (plainText): the glyphs that land away from the right edge go into the model here,
+  // as onPutGlyph's fast path would put them, and libvterm's cursor moves past them (CUF). The
+  // last character, and any that reach the last two columns, still go through libvterm, so
+  // that the pending wrap, a combining mark after the run and the move callbacks are its own.
+  if (dropping || standIn != 0) return;
+  writeUpTo(from);  // libvterm's cursor is current from here on
+  if (!carry.empty()) return;
+  CursorPosition pos = cursor();
+  int lastColumn = model.columns() - 3;  // onPutGlyph's fast path asks for moves from there on
+  if (pos.col > lastColumn || pos.row < 0 || pos.row >= model.rows()) return;
+  // A glyph in column 0 with a wrap pending in the bookkeeping would take onPutGlyph's slow path
+  // (which marks the row above continued). libvterm's cursor then waits at the edge, so this
+  // does not happen; the guard keeps the shortcut to what the fast path does.
+  if (pos.col == 0 && (settle(), wrapPending)) return;
+  // A double-width row would wrap at half the width. (libvterm keeps DECDWL only if a setlineinfo
+  // callback accepts it, and the Renderer has none: a guard should that change.)
+  const VTermLineInfo* line = vterm_state_get_lineinfo(state, pos.row);
+  if (line == nullptr || line->doublewidth || line->doubleheight) return;
+  size_t count = std::min(to - from - 1, static_cast<size_t>(lastColumn - pos.col + 1));
+  if (count < MIN_SHORTCUT) return;
+  model.putAscii(pos.row, pos.col, chunk.substr(from, count));
+  shortcutGlyphs += count;
+  fastGlyphAt = {pos.row, static_cast<int>(pos.col + count - 1)};
+  fastPending = true;
+  fedUpTo = from + count;
+  char move[16];  // CSI count C, the count's digits written backwards from the end
+  char* at = move + sizeof(move);
+  *--at = 'C';
+  for (size_t n = count; n != 0; n /= 10)
+    *--at = static_cast<char>('0' + n % 10);
+  *--at = '[';
+  *--at = '\x1b';
+  writeRaw(std::string_view(at, static_cast<size_t>(move + sizeof(move) - at)));
 }
 
 void Renderer::Impl::writeUpTo(size_t end) {

@@ -31,11 +31,12 @@ uint64_t RenderedScreen::cost() const {
   return total;
 }
 
-Renderer::Impl::Impl(int columns, int rows, int scrollback)
+Renderer::Impl::Impl(int columns, int rows, int scrollback, bool textShortcut)
     : vt(vterm_new(rows, columns)),
       state(nullptr),
       model(columns, rows, scrollback),
-      modes(columns, rows) {
+      modes(columns, rows),
+      textShortcut(textShortcut) {
   if (vt == nullptr) throw std::bad_alloc();
   vterm_set_utf8(vt, 1);
   vterm_output_set_callback(vt, &Impl::onOutput, this);
@@ -49,13 +50,13 @@ Renderer::Impl::~Impl() noexcept(false) {
   vterm_free(vt);
 }
 
-Renderer::Renderer(int columns, int rows, int scrollback) {
+Renderer::Renderer(int columns, int rows, int scrollback, bool textShortcut) {
   checkSize(columns, rows);
   if (scrollback < 0) {
     throw std::invalid_argument("scrollback must not be negative, got " +
                                 std::to_string(scrollback));
   }
-  impl = std::make_unique<Impl>(columns, rows, scrollback);
+  impl = std::make_unique<Impl>(columns, rows, scrollback, textShortcut);
 }
 
 Renderer::~Renderer() noexcept(false) {}
@@ -171,6 +172,10 @@ std::vector<QueryReply> Renderer::takeReplies() {
 
 bool Renderer::emulating() const {
   return impl->emulating;
+}
+
+uint64_t Renderer::shortcutGlyphs() const {
+  return impl->shortcutGlyphs;
 }
 
 }  // namespace rea::helper

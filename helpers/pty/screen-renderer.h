@@ -51,8 +51,11 @@ struct RenderedScreen {
 
 class Renderer {
  public:
-  Renderer(int columns, int rows, int scrollback);
-  // columns and rows >= 1; scrollback >= 0 rows (terminal.scrollback).
+  Renderer(int columns, int rows, int scrollback, bool textShortcut = true);
+  // columns and rows >= 1; scrollback >= 0 rows (terminal.scrollback). `textShortcut`: runs of
+  // plain ASCII text are written into the screen without libvterm where it would write them as
+  // they are (screen-plain-text.h); false sends every glyph through libvterm, for the tests that
+  // check the two give the same frames.
   ~Renderer() noexcept(false);
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
@@ -79,6 +82,9 @@ class Renderer {
 
   bool emulating() const;
   // False once capture() has stopped the emulation.
+
+  uint64_t shortcutGlyphs() const;
+  // Glyphs the text shortcut wrote without libvterm so far (tests, benchmarks).
 
  private:
   struct Impl;

@@ -10,6 +10,8 @@ constexpr unsigned char ESC = 0x1b;
 constexpr unsigned char CAN = 0x18;
 constexpr unsigned char SUB = 0x1a;
 constexpr unsigned char BEL = 0x07;
+constexpr unsigned char SO = 0x0e;
+constexpr unsigned char SI = 0x0f;
 constexpr int32_t PARAM_CAP = 100000;  // larger values are clamped (nothing we track is larger)
 
 }  // namespace
@@ -51,8 +53,13 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
       case State::GROUND: {
         groundStart = i;
         const void* found = memchr(data + i, ESC, size - i);
-        if (found == nullptr) return;
-        i = static_cast<const char*>(found) - data + 1;
+        if (found == nullptr) {
+          if (i < size) sink.onGround(i, size);
+          return;
+        }
+        size_t at = static_cast<const char*>(found) - data;
+        if (at > i) sink.onGround(i, at);
+        i = at + 1;
         startEscape();
         break;
       }
@@ -68,6 +75,7 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
             state = State::STRING_ESCAPE;
             break;
           }
+          if (c == SO || c == SI) sink.onShiftInSequence(c);
         }
         break;
       }
@@ -89,6 +97,7 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
           state = State::GROUND;
         } else if (c < 0x20 || c == 0x7f) {
           // C0 controls are executed inside a sequence without ending it.
+          if (c == SO || c == SI) sink.onShiftInSequence(c);
         } else if (c < 0x30) {
           if (current.intermediateCount < ControlSequence::MAX_INTERMEDIATES) {
             current.intermediates[current.intermediateCount++] = static_cast<char>(c);
@@ -121,6 +130,7 @@ void ControlScanner::scan(std::string_view bytes, ControlSink& sink) {
           state = State::GROUND;
         } else if (c < 0x20 || c == 0x7f) {
           // executed, sequence continues
+          if (c == SO || c == SI) sink.onShiftInSequence(c);
         } else if (c >= 0x40 && c < 0x7f) {
           bool report = state == State::CSI;
           state = State::GROUND;

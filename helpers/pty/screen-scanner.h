@@ -64,6 +64,16 @@ class ControlSink {
   virtual void onOverlongEnd(size_t end) { (void)end; }
   // The ignored sequence reported by onOverlongSequence ended: bytes from `end` on (the scan()
   // input's offset) belong to what follows it (an ESC starting a new sequence stays there).
+
+  virtual void onGround(size_t from, size_t to) { (void)from, (void)to; }
+  // Bytes [from, to) of the scan() input are in the ground state: text and C0 controls, each a
+  // character or a control to libvterm (no sequence starts or continues in them). Reported
+  // before the sequence that follows them; a stretch split across scan() calls is reported in
+  // parts.
+
+  virtual void onShiftInSequence(unsigned char control) { (void)control; }
+  // SO or SI (0x0e, 0x0f) inside a sequence or string: libvterm executes C0 controls there too,
+  // so the character set in use changes without ending the sequence.
  protected:
   ~ControlSink() = default;
 };
