@@ -15,7 +15,7 @@ constexpr int64_t ANY = -MAX_SAFE_INTEGER;
 
 class CaptureReader {
  public:
-  explicit CaptureReader(std::vector<Issue>& issues) : check(issues) {}
+  CaptureReader(std::vector<Issue>& issues, bool owned) : check(issues), owned(owned) {}
 
   void read(const Json& root, Capture& out) {
     if (const Json* manifest = check.objectMember(root, "", "manifest")) {
@@ -57,6 +57,14 @@ class CaptureReader {
 
  private:
   ShapeCheck check;
+  // The document is the caller's to give up (parseCapture(Json&&)): the largest strings are
+  // moved out of it. The readers take `const Json&` like every other; `owned` says the object
+  // behind it is not const, so the const_cast below is sound.
+  bool owned;
+
+  std::string largeString(const Json& in, const std::string& path, const char* key) {
+    return owned ? check.takeString(const_cast<Json&>(in), path, key) : check.string(in, path, key);
+  }
 
   template <typename T>
   void readList(const Json& parent, const char* key, std::vector<T>& out,
@@ -138,7 +146,7 @@ class CaptureReader {
   void readFrame(const Json& in, const std::string& path, TerminalFrame& out) {
     out.sequence = check.integer(in, path, "sequence", 0);
     out.atMs = check.integer(in, path, "at_ms", 0);
-    out.data = check.string(in, path, "data");
+    out.data = largeString(in, path, "data");
   }
 
   void readRendered(const Json& in, const std::string& path, RenderedFrame& out) {
@@ -150,7 +158,7 @@ class CaptureReader {
     out.cursorY = check.integer(in, path, "cursor_y", 0);
     out.activeBuffer = ActiveBuffer(check.choice(in, path, "active_buffer", ACTIVE_BUFFER_NAMES));
     out.lines = check.strings(in, path, "lines");
-    out.serializedState = check.string(in, path, "serialized_state");
+    out.serializedState = largeString(in, path, "serialized_state");
   }
 
   void readInteraction(const Json& in, const std::string& path, InteractionEvent& out) {
@@ -252,7 +260,9 @@ class CaptureReader {
 
 }  // namespace
 
-CaptureParseResult parseCapture(const Json& value) {
+namespace {
+
+CaptureParseResult parseCapture(const Json& value, bool owned) {
   CaptureParseResult result;
   if (!value.is_object()) {
     result.issues.push_back(Issue{"", "must be an object"});
@@ -271,9 +281,19 @@ CaptureParseResult parseCapture(const Json& value) {
     result.issues.push_back(Issue{"schema_version", LEGACY_CAPTURE_MESSAGE});
   }
   Capture capture;
-  CaptureReader(result.issues).read(value, capture);
+  CaptureReader(result.issues, owned).read(value, capture);
   if (!result.legacy && result.issues.empty()) result.capture = std::move(capture);
   return result;
+}
+
+}  // namespace
+
+CaptureParseResult parseCapture(const Json& value) {
+  return parseCapture(value, false);
+}
+
+CaptureParseResult parseCapture(Json&& value) {
+  return parseCapture(value, true);
 }
 
 }  // namespace rea::evidence

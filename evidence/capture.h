@@ -360,6 +360,9 @@ struct CaptureParseResult {
 };
 
 CaptureParseResult parseCapture(const Json& value);
+CaptureParseResult parseCapture(Json&& value);
+// The same; the second moves the frames' data and rendered states out of `value` instead of
+// copying them (an import owns the document it reads).
 // Steps (a) and (b) of B §5.4: `schema_version` exactly 3 fails at once with the legacy message
 // (no further checks); any other value but 4 (5, "4", absent) is legacy too, with the shape
 // issues of the rest collected as well. Then the shape of every member (§4.2–4.3, §5.1): types,

@@ -243,7 +243,7 @@ CaptureEvidenceImport importCaptureEvidence(Json&& value) {
     return result;
   }
   result.evidenceId = envelope.evidenceId;
-  const Json& record = *envelope.record;
+  Json& record = *envelope.record;
   const auto& predicate = record["predicate_type"].get_ref<const std::string&>();
   const auto& operation = record["operation"].get_ref<const std::string&>();
   const Json& provider = record["provider"];
@@ -261,7 +261,8 @@ CaptureEvidenceImport importCaptureEvidence(Json&& value) {
     }
     return result;
   }
-  CaptureParseResult capture = importCapture(record["normalized_result"]);
+  // The record is ours and dropped after this: its frames are moved, not copied.
+  CaptureParseResult capture = importCapture(std::move(record["normalized_result"]));
   if (!capture.ok()) {
     result.failure = EvidenceFailure::CAPTURE_INVALID;
     result.detail = capture.failureMessage();

@@ -88,6 +88,14 @@ const Json* ShapeCheck::member(const Json& object, const std::string& path, cons
   return &*it;
 }
 
+std::string ShapeCheck::takeString(Json& object, const std::string& path, const char* key) {
+  const Json* value = member(object, path, key);
+  if (value == nullptr) return {};
+  if (value->is_string()) return std::move(object[key].get_ref<std::string&>());
+  fail(childPath(path, key), lengthRule(0, SIZE_MAX));
+  return {};
+}
+
 std::string ShapeCheck::string(const Json& object, const std::string& path, const char* key,
                                size_t minUtf16, size_t maxUtf16) {
   const Json* value = member(object, path, key);

@@ -50,6 +50,9 @@ class ShapeCheck {
 
   std::string string(const Json& object, const std::string& path, const char* key,
                      size_t minUtf16 = 0, size_t maxUtf16 = SIZE_MAX);
+  std::string takeString(Json& object, const std::string& path, const char* key);
+  // string() without bounds, moving the text out of `object` instead of copying it (frames'
+  // data: most of a capture). `object` keeps a string there, of unspecified content.
   std::optional<std::string> nullableString(const Json& object, const std::string& path,
                                             const char* key);
   int64_t integer(const Json& object, const std::string& path, const char* key, int64_t min,

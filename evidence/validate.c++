@@ -248,12 +248,23 @@ std::vector<Issue> validateCapture(const Capture& capture) {
   return issues;
 }
 
-CaptureParseResult importCapture(const Json& value) {
-  CaptureParseResult result = parseCapture(value);
+namespace {
+
+CaptureParseResult validated(CaptureParseResult result) {
   if (!result.ok()) return result;
   result.issues = validateCapture(*result.capture);
   if (!result.issues.empty()) result.capture.reset();
   return result;
+}
+
+}  // namespace
+
+CaptureParseResult importCapture(const Json& value) {
+  return validated(parseCapture(value));
+}
+
+CaptureParseResult importCapture(Json&& value) {
+  return validated(parseCapture(std::move(value)));
 }
 
 std::string invalidCaptureMessage(const std::vector<Issue>& issues) {

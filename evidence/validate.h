@@ -40,6 +40,7 @@ std::vector<Issue> validateCapture(const Capture& capture);
 // `name` and an array `routes`, and routes that are not objects, declare nothing.
 
 CaptureParseResult importCapture(const Json& value);
+CaptureParseResult importCapture(Json&& value);  // moving the large strings (parseCapture)
 // The whole of §5.4: parseCapture() then, if the shape is right, validateCapture(). `capture`
 // is set only when both pass; `issues` holds the shape issues or else the semantic ones, and
 // failureMessage() is the text to show (the legacy message, or `Invalid Process Capture v4:

@@ -1,10 +1,15 @@
 #include "supervisor/cli/capture-comparison.h"
 
+#include <malloc.h>
+
 #include <ctime>
+#include <exception>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "evidence/timestamp.h"
+#include "supervisor/cli/capture-evidence-file.h"
 
 namespace rea::supervisor {
 namespace {
@@ -61,8 +66,37 @@ std::optional<CommandError> compareCaptureFiles(const std::string& leftFile,
                                                 const CompareOptions& options,
                                                 std::optional<int64_t> maxCaptureAgeMs,
                                                 CaptureComparison& out, bool keepFrames) {
-  if (auto error = readCaptureEvidence(leftFile, out.left)) return error;
-  if (auto error = readCaptureEvidence(rightFile, out.right)) return error;
+  // Each file is parsed, then imported (checked, every commitment hashed). The left file's
+  // import runs on a thread of its own while this one parses and imports the right file: on a
+  // machine with a second core the left import costs no wait, and only one file is ever being
+  // parsed, so the peak memory is that of reading them one after the other. The left file's
+  // error, if any, is the one reported, as when they were read in turn.
+  ParsedCaptureFile leftParsed;
+  if (auto error = parseCaptureFile(leftFile, leftParsed)) return error;
+  std::optional<CommandError> leftError;
+  std::exception_ptr leftFailure;
+  std::thread leftImport([&]() {
+    try {
+      leftError = importCaptureFile(std::move(leftParsed), out.left);
+    } catch (...) {
+      leftFailure = std::current_exception();  // std::bad_alloc: rethrown below
+    }
+  });
+  std::optional<CommandError> rightError;
+  try {
+    rightError = readCaptureEvidence(rightFile, out.right);
+  } catch (...) {
+    leftImport.join();
+    throw;
+  }
+  leftImport.join();
+  // The parsed documents are gone, but their memory stays with the allocator (the left one in
+  // the thread's own arena, which it does not give back by itself): hand it back before the
+  // comparison allocates its own.
+  malloc_trim(0);
+  if (leftFailure) std::rethrow_exception(leftFailure);
+  if (leftError) return leftError;
+  if (rightError) return rightError;
   if (auto refusal =
           comparisonRefusal(out.left.capture, out.right.capture, maxCaptureAgeMs, epochNowMs())) {
     return executionFailure(*refusal);

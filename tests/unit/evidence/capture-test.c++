@@ -31,6 +31,24 @@ TEST(Capture, RoundTripsThroughJson) {
   EXPECT_EQ(toJson(*parsed.capture).dump(), json.dump());
 }
 
+TEST(Capture, ParsingAnOwnedDocumentMovesTheFramesAndReadsTheSame) {
+  Capture original = sampleCapture();
+  ASSERT_FALSE(original.frames.empty());
+  ASSERT_FALSE(original.renderedFrames.empty());
+  Json json = toJson(original);
+  Json owned = json;
+  CaptureParseResult moved = parseCapture(std::move(owned));
+  ASSERT_TRUE(moved.ok()) << moved.failureMessage();
+  EXPECT_EQ(*moved.capture, original);
+  EXPECT_EQ(*moved.capture, *parseCapture(json).capture);
+  // The shape is still checked: a frame's data that is no string is found.
+  Json broken = json;
+  broken["frames"][0]["data"] = 7;
+  CaptureParseResult refused = parseCapture(std::move(broken));
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(paths(refused.issues), std::vector<std::string>{"frames[0].data"});
+}
+
 TEST(Capture, EqualityNoticesEveryKindOfChange) {
   Capture a = sampleCapture();
   Capture b = a;
