@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The benchmark runner: runs every build/bin/*-bench program (median of RUNS runs each, default
-# 5; every figure beside a reference measured in the same run) and writes their tables into
-# bench/README.md between the `bench:results` markers, with the commit, the machine and the load
-# it ran under. Build first (bash scripts/build.sh build), then:
+# The benchmark runner: runs every build/bin/*-bench program and bench/reference-bench.sh (median
+# of RUNS runs each, default 5; every figure beside a reference measured in the same run) and
+# writes their tables into bench/README.md between the `bench:results` markers, with the commit,
+# the machine and the load it ran under. Build first (bash scripts/build.sh build), then:
 #   bash bench/run.sh [build-dir] [runs]
 # Prints the tables as it goes; `--no-write` leaves README.md untouched.
 set -euo pipefail
@@ -30,6 +30,14 @@ for b in "$dir"/bin/*-bench; do
   fi
   printf '\n(%s took %d s)\n' "$name" $(( $(date +%s) - began )) | tee -a "$out"
 done
+# The reference REA (scripts/reference-rea.sh installs it; without it this prints one line): a
+# shell script, not a build/bin/*-bench program, so it is run here by name, on the same rea.
+printf '\n### reference-bench\n\n' | tee -a "$out"
+began=$(date +%s)
+if ! REA_BIN="$dir/bin/rea" bash bench/reference-bench.sh "$runs" 2>&1 | tee -a "$out"; then
+  echo "(reference-bench failed)" | tee -a "$out"
+fi
+printf '\n(reference-bench took %d s)\n' $(( $(date +%s) - began )) | tee -a "$out"
 printf '\nWhole run: %d s.\n' $(( $(date +%s) - start )) | tee -a "$out"
 
 if (( write )); then
