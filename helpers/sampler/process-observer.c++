@@ -414,9 +414,9 @@ kj::Promise<void> ProcessObserver::whenCgroupChanges() {
   if (group->drainEventsWatch()) return kj::READY_NOW;
   if (cgroupWatch.get() == nullptr) {
     cgroupWatch = kj::heap<kj::UnixEventPort::FdObserver>(
-        eventPort, group->eventsWatchFd(), kj::UnixEventPort::FdObserver::OBSERVE_READ);
+        eventPort, group->eventsWatchFd(), kj::UnixEventPort::FdObserver::OBSERVE_URGENT);
   }
-  return cgroupWatch->whenBecomesReadable();
+  return cgroupWatch->whenUrgentDataAvailable();
 }
 
 CaptureScope& ProcessObserver::captureScope() {

@@ -2,7 +2,7 @@
 // The capture's own cgroup v2 group (A8): `<cgroup2 mount>/rea-<run token>`, created before the
 // target exists; the target enters it before it execs, and every descendant is born inside it.
 // It gives exact membership (cgroup.procs lists live members, zombies excluded), exact emptiness
-// (cgroup.events `populated`, watchable through inotify) and whole-tree cleanup (cgroup.kill).
+// (cgroup.events `populated`, watchable through poll) and whole-tree cleanup (cgroup.kill).
 // Owns: the directory (removed by `remove()` or at destruction) and fds on it (and on the
 // parent's cgroup.procs, where unowned members are released to).
 //
@@ -60,11 +60,11 @@ class CaptureCgroup {
   // cgroup.events `populated`: true while any live process is in the group.
 
   int eventsWatchFd() { return watch.get(); }
-  // A non-blocking inotify fd that becomes readable when cgroup.events changes (e.g. the group
-  // became empty). Call `drainEventsWatch()` after it fired, then re-read `populated()`.
+  // cgroup.events, open for reading: it polls POLLPRI (epoll: EPOLLPRI, kj: OBSERVE_URGENT) once
+  // the file changed (e.g. the group became empty). Call `drainEventsWatch()` after it fired,
+  // then re-read `populated()`.
   bool drainEventsWatch();
-  // Empties the inotify queue; true when anything was queued (cgroup.events changed since the
-  // previous drain).
+  // Re-arms the watch; true when cgroup.events changed since the previous drain.
 
   void kill();
   // Writes "1" to cgroup.kill: SIGKILL to every member, including ones forked during the call.
@@ -89,7 +89,8 @@ class CaptureCgroup {
   kj::AutoCloseFd directory;
   kj::AutoCloseFd killFile;                // cgroup.kill, open for writing
   kj::Maybe<kj::AutoCloseFd> parentProcs;  // ../cgroup.procs, open for writing if permitted
-  kj::AutoCloseFd watch;
+  kj::AutoCloseFd watch;                   // cgroup.events (drainEventsWatch)
+  std::string lastEvents;                  // its text at the last drain
   bool removed = false;
 
   std::string readFile(const char* name);

@@ -71,7 +71,7 @@ TEST(CaptureCgroup, KnowsItsMembersAndWhenItEmpties) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  struct pollfd watch = {group->eventsWatchFd(), POLLIN, 0};
+  struct pollfd watch = {group->eventsWatchFd(), POLLPRI, 0};
   EXPECT_EQ(poll(&watch, 1, 5000), 1) << "cgroup.events changed";
   EXPECT_TRUE(group->drainEventsWatch());
   EXPECT_FALSE(group->populated());
