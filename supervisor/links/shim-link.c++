@@ -44,6 +44,7 @@ class ShimLink::Impl final : public LinkRecord<ShimRecord>, public HelperLink {
                    {record.fault, &record.streamDone, &record.helperEnd}),
         clientPath(kj::mv(helperDirectory) + "/rea-shim-client") {}
 
+  void spawnEarly();
   kj::Promise<std::string> start(ShimLaunch launch);
   kj::Promise<void> finish(kj::Duration deadline) {
     KJ_REQUIRE(!finishing(), "ShimLink::finish called twice");
@@ -54,11 +55,19 @@ class ShimLink::Impl final : public LinkRecord<ShimRecord>, public HelperLink {
   std::string clientPath;  // what the shim files run
   ShimLaunch launch;
   bool started = false;
+  kj::Maybe<kj::Exception> spawnFailure;  // spawnEarly() could not start the helper
   std::optional<ShimStreamCheck> stream;  // the invocation stream's checks (shim-batch.h)
 
   kj::Promise<std::string> startHelper(ShimLaunch launch);
   std::string started_(capnp::Response<schema::Shim::StartResults>&& response);
 };
+
+void ShimLink::Impl::spawnEarly() {
+  KJ_REQUIRE(!started && !spawned(), "ShimLink::spawnEarly after start");
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { spawn(Spawn()); })) {
+    spawnFailure = kj::mv(*e);  // start() rejects with it, as if it had spawned the helper
+  }
+}
 
 kj::Promise<std::string> ShimLink::Impl::start(ShimLaunch launchIn) {
   KJ_REQUIRE(!started, "ShimLink::start called twice");
@@ -70,7 +79,14 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
   stream.emplace(launch);
-  spawn(Spawn());
+  KJ_IF_MAYBE (e, spawnFailure) {
+    kj::throwFatalException(kj::mv(*e));
+  }
+  if (!spawned()) spawn(Spawn());
+  KJ_IF_MAYBE (end, helper().end()) {
+    // Spawned early and already gone: no answer will come.
+    KJ_FAIL_REQUIRE("the shim helper ended before its launch", end->describe());
+  }
 
   auto request = bootstrap<schema::Shim>().startRequest();
   auto config = request.initConfig();
@@ -106,6 +122,10 @@ ShimLink::ShimLink(kj::AsyncIoContext& io, std::string helperDirectory)
     : impl(kj::heap<Impl>(io, kj::mv(helperDirectory))) {}
 
 ShimLink::~ShimLink() noexcept(false) {}
+
+void ShimLink::spawnEarly() {
+  impl->spawnEarly();
+}
 
 kj::Promise<std::string> ShimLink::start(ShimLaunch launch) {
   return impl->start(kj::mv(launch));

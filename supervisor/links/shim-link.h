@@ -79,10 +79,16 @@ class ShimLink {
 
   KJ_DISALLOW_COPY(ShimLink);
 
+  void spawnEarly();
+  // Optional, before start(): spawns rea-shim and sends its RPC bootstrap now, so that the
+  // helper's start-up overlaps the capture's preparation (PtyLink::spawnEarly does the same).
+  // Never throws: a spawn failure is start()'s rejection, and so is a helper that ended before
+  // start().
+
   kj::Promise<std::string> start(ShimLaunch launch);
-  // Spawns rea-shim, which writes the shim files and starts the ledger; resolves with the
-  // ledger URL `http://127.0.0.1:<port>/invoke` (REA_SHIM_LEDGER_URL, B §6.3). Call once. A
-  // launch out of range rejects (FAILED) before any spawn.
+  // Spawns rea-shim (unless spawnEarly() did), which writes the shim files and starts the
+  // ledger; resolves with the ledger URL `http://127.0.0.1:<port>/invoke` (REA_SHIM_LEDGER_URL,
+  // B §6.3). Call once. A launch out of range rejects (FAILED) before anything is sent.
 
   kj::Promise<void> finish(kj::Duration deadline = 5 * kj::SECONDS);
   // Stops the ledger (later shim calls exit 127), receives the rest of the stream and reaps the

@@ -104,6 +104,7 @@ struct EarlyHelpers {
   kj::Promise<SamplerPrepared> prepared;
   kj::Own<InteractionDriver> interactions;  // null when no event waits
   kj::Own<PtyObserverFanOut> ptyObservers;  // checkpoints, then the progress line
+  kj::Own<ShimRun> shims;                   // spawned early too when shims are declared
   kj::Own<PtyLink> pty;                     // last: destroyed first (sampler-link.h)
 };
 
@@ -122,6 +123,7 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
                      nullptr,
                      kj::Own<InteractionDriver>(),
                      kj::heap<PtyObserverFanOut>(),
+                     kj::heap<ShimRun>(io, request.commandShims, request.protocolEvents),
                      kj::Own<PtyLink>()};
   // The exec channel (helpers/common/exec-channel.h): one end to each helper, none kept here.
   int channel[2] = {-1, -1};
@@ -146,6 +148,7 @@ kj::Promise<CaptureRunResult> runCapture(kj::AsyncIoContext& io, CaptureRunReque
   early.pty = kj::heap<PtyLink>(io, defaultHelperDirectory(), *early.ptyObservers);
   early.pty->setExecChannel(kj::mv(ptyChannel));
   early.pty->spawnEarly();
+  early.shims->spawnEarly();
   if (early.interactions) early.interactions->attach(*early.pty);
   // Roots and capture cgroups left by a rea that was SIGKILLed (no live owner) go first. Ours
   // are not mistaken for them: the sampler marks its group with our identity as it makes it,
@@ -189,6 +192,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
   s.ptyObservers = kj::mv(early.ptyObservers);
   s.sampler = kj::mv(early.sampler);
   s.pty = kj::mv(early.pty);
+  s.shims = kj::mv(early.shims);
   s.result.tempRoot = s.root.path();
   s.result.runToken = early.runToken;
   // B §6.2: TMP/shims is first on the target's PATH; it exists even when no shim is declared.
@@ -205,7 +209,7 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
 
   return replayReady
       .then([prepared = kj::mv(early.prepared)]() mutable { return kj::mv(prepared); })
-      .then([&s, &io](SamplerPrepared prepared) {
+      .then([&s](SamplerPrepared prepared) {
         TargetEnvironmentInputs inputs;
         inputs.explicitEntries = s.request.environment;
         inputs.inheritNames = s.request.inheritEnvironment;
@@ -221,14 +225,12 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
         s.result.t0RealMs = wallClockMs();
         s.result.t0MonoNs = helper::monotonicNowNs();
         s.checkpoints->start(s.result.t0MonoNs, s.result.tempRoot, prepared.cgroupPath);
-        s.shims = kj::heap<ShimRun>(io, s.request.commandShims, s.request.protocolEvents,
-                                    s.root.shimsPath());
         std::string netns, userns;
         if (s.replayStart && s.replayStart->netnsPath) {
           netns = *s.replayStart->netnsPath;
           userns = s.replayStart->usernsPath.value_or("");
         }
-        return s.shims->start(s.result.t0MonoNs, netns, userns)
+        return s.shims->start(s.result.t0MonoNs, s.root.shimsPath(), netns, userns)
             .then([&s, inputs, cgroupPath = prepared.cgroupPath,
                    pidsGroupPath = prepared.pidsGroupPath,
                    execNotify = prepared.execNotify](std::optional<std::string> ledgerUrl) mutable {
@@ -276,15 +278,17 @@ kj::Promise<CaptureRunResult> runAfterBefore(kj::AsyncIoContext& io, CaptureRunR
       })
       .then([&s]() {
         s.phase(CapturePhase::CLEANUP);
-        // B §6.6.3 release. Two independent lines run at once, so that waiting for one
-        // helper's exit overlaps the other's work: the pty, shim and replay links finish (each
-        // ends with its helper's exit), while the sampler stops and cleans up what the capture
-        // owns. Only the process cleanup and the temp root can fail a release, and they keep
-        // their order (the first failure is remembered, below).
-        auto lines = kj::heapArrayBuilder<kj::Promise<void>>(2);
-        lines.add(s.pty->finish().then([&s]() { return s.shims->finish(s.result); }).then([&s]() {
-          return s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW);
-        }));
+        // B §6.6.3 release. Independent lines run at once, so that waiting for one helper's
+        // exit overlaps the others' work: the pty, shim and replay links finish (each ends with
+        // its helper's exit), while the sampler stops and cleans up what the capture owns. The
+        // target has exited and settled by now, so no order between the links is observable.
+        // Only the process cleanup and the temp root can fail a release, and they keep their
+        // order (the first failure is remembered, below); a lost shim helper is the only link
+        // noted as its line ends, the others after all of them.
+        auto lines = kj::heapArrayBuilder<kj::Promise<void>>(4);
+        lines.add(s.pty->finish());
+        lines.add(s.shims->finish(s.result));
+        lines.add(s.replay ? s.replay->finish() : kj::Promise<void>(kj::READY_NOW));
         lines.add(s.sampler->stop()
                       .then([&s]() { return s.sampler->cleanup(); })
                       .then([&s](SamplerCleanup cleanup) { s.result.processCleanup = cleanup; }));

@@ -1,22 +1,28 @@
 #include "supervisor/run/shim-run.h"
 
+#include <kj/debug.h>
+
 #include "supervisor/run/capture-run.h"
 
 namespace rea::supervisor {
 
 ShimRun::ShimRun(kj::AsyncIoContext& io, std::vector<evidence::CommandShim> shims,
-                 uint32_t protocolEventLimit, std::string shimsDirectory)
-    : io(io),
-      shims(std::move(shims)),
-      protocolEventLimit(protocolEventLimit),
-      shimsDirectory(std::move(shimsDirectory)) {}
+                 uint32_t protocolEventLimit)
+    : io(io), shims(std::move(shims)), protocolEventLimit(protocolEventLimit) {}
 
-kj::Promise<std::optional<std::string>> ShimRun::start(uint64_t t0Ns, std::string netnsPath,
+void ShimRun::spawnEarly() {
+  if (shims.empty() || link != nullptr) return;
+  auto owned = kj::heap<ShimLink>(io);
+  owned->spawnEarly();
+  link = kj::mv(owned);
+}
+
+kj::Promise<std::optional<std::string>> ShimRun::start(uint64_t t0Ns, std::string shimsDirectory,
+                                                       std::string netnsPath,
                                                        std::string usernsPath) {
   if (shims.empty()) return std::optional<std::string>();
-  auto owned = kj::heap<ShimLink>(io);
-  auto& ref = *owned;
-  link = kj::mv(owned);
+  if (link == nullptr) link = kj::heap<ShimLink>(io);
+  auto& ref = *KJ_ASSERT_NONNULL(link);
   ShimLaunch launch;
   launch.shims = shims;
   launch.shimsDirectory = shimsDirectory;

@@ -27,9 +27,14 @@ struct CaptureRunResult;
 class ShimRun {
  public:
   ShimRun(kj::AsyncIoContext& io, std::vector<evidence::CommandShim> shims,
-          uint32_t protocolEventLimit, std::string shimsDirectory);
+          uint32_t protocolEventLimit);
 
-  kj::Promise<std::optional<std::string>> start(uint64_t t0Ns, std::string netnsPath = {},
+  void spawnEarly();
+  // With declared shims: spawns the helper now (ShimLink::spawnEarly), so that its start-up is
+  // not on the way to T0. Optional; call before start().
+
+  kj::Promise<std::optional<std::string>> start(uint64_t t0Ns, std::string shimsDirectory,
+                                                std::string netnsPath = {},
                                                 std::string usernsPath = {});
   // The namespace paths: a loopback capture's (ReplayStart), so the target can reach the ledger.
   // The ledger URL once the shim files exist and the ledger serves; nullopt without shims.
@@ -42,7 +47,6 @@ class ShimRun {
   kj::AsyncIoContext& io;
   std::vector<evidence::CommandShim> shims;
   uint32_t protocolEventLimit;
-  std::string shimsDirectory;
   kj::Maybe<kj::Own<ShimLink>> link;
 };
 
