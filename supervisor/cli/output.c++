@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/utf.h"
+#include "supervisor/cli/json-write.h"
 
 namespace rea::supervisor {
 namespace {
@@ -80,10 +81,17 @@ bool allUtf8(const evidence::Json& value) {
 }  // namespace
 
 bool writeJson(int fd, const evidence::Json& value, bool pretty) {
+  if (!pretty) {
+    // The compact form, as dump() writes it but faster (json-write.h), in 64 KiB writes.
+    bool failed = false;
+    writeCompactJson(value, [fd, &failed](std::string_view piece) {
+      if (!failed && !writeAll(fd, piece)) failed = true;
+    });
+    return !failed && writeAll(fd, "\n");
+  }
   FdBuffer buffer(fd);
   std::ostream out(&buffer);
-  if (pretty) out << std::setw(2);
-  out << value << '\n';
+  out << std::setw(2) << value << '\n';
   out.flush();
   return !buffer.failed;
 }
