@@ -10,24 +10,9 @@ namespace rea::supervisor {
 using namespace rea::evidence;
 
 std::optional<CommandError> readCaptureEvidence(const std::string& file, CaptureEvidenceFile& out) {
-  ParsedCaptureFile parsed;
-  if (auto error = parseCaptureFile(file, parsed)) return error;
-  return importCaptureFile(std::move(parsed), out);
-}
-
-std::optional<CommandError> parseCaptureFile(const std::string& file, ParsedCaptureFile& out) {
   auto input = readJsonFile(file);
   if (input.error) return input.error;
-  out.file = file;
-  out.value = std::move(input.value);
-  return std::nullopt;
-}
-
-std::optional<CommandError> importCaptureFile(ParsedCaptureFile&& parsed,
-                                              CaptureEvidenceFile& out) {
-  const std::string& file = parsed.file;
-  auto imported = importCaptureEvidence(std::move(*parsed.value));
-  parsed.value.reset();
+  auto imported = importCaptureEvidence(std::move(*input.value));
   switch (imported.failure) {
     case EvidenceFailure::NONE:
       break;

@@ -10,7 +10,6 @@
 
 #include "evidence/capture.h"
 #include "evidence/error.h"
-#include "evidence/json.h"
 
 namespace rea::supervisor {
 
@@ -22,16 +21,5 @@ struct CaptureEvidenceFile {
 std::optional<evidence::CommandError> readCaptureEvidence(const std::string& file,
                                                           CaptureEvidenceFile& out);
 // Fills `out` and returns nullopt, or returns the error (and leaves `out` unspecified).
-
-// The same in its two steps, for callers that overlap the second with other work: reading and
-// parsing the file, then the import with its checks (most of it hashing every commitment).
-struct ParsedCaptureFile {
-  std::string file;
-  std::optional<evidence::Json> value;
-};
-std::optional<evidence::CommandError> parseCaptureFile(const std::string& file,
-                                                       ParsedCaptureFile& out);
-std::optional<evidence::CommandError> importCaptureFile(ParsedCaptureFile&& parsed,
-                                                        CaptureEvidenceFile& out);
 
 }  // namespace rea::supervisor

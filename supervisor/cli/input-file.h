@@ -7,7 +7,10 @@
 // reading a FIFO, pipe or terminal may wait for a writer as long as it takes: call this before
 // blocking any termination signal (capture-command.c++), so that SIGINT, SIGTERM or SIGHUP
 // still end such a wait at once (issue 18.5). Parsing takes json-fast-parse.h's fast path first
-// and falls back to nlohmann for whatever it declines, so results and errors are nlohmann's.
+// and falls back to nlohmann for whatever it declines, so results and errors are nlohmann's. A
+// regular file of 8 MiB or more is read into pages of its own that the fast parser gives back as
+// it goes, so its text and its tree are not held whole at once (two 20 MB captures are read
+// side by side by compare-process-captures); a file the fast path declines is then read again.
 //
 // Errors: none thrown; the result carries either the value or the CommandError.
 

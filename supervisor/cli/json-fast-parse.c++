@@ -77,8 +77,13 @@ char* appendUtf8(char* to, uint32_t cp) {
 
 class Parser {
  public:
-  Parser(std::string_view text, size_t maxDepth)
-      : at(text.data()), end(text.data() + text.size()), maxDepth(maxDepth) {}
+  Parser(std::string_view text, size_t maxDepth, ParseProgress* progress = nullptr)
+      : begin(text.data()),
+        at(text.data()),
+        end(text.data() + text.size()),
+        maxDepth(maxDepth),
+        progress(progress),
+        nextReport(progress != nullptr ? begin + REPORT_EVERY : end + 1) {}
 
   bool document(Json& out) {
     skipSpace();
@@ -88,9 +93,13 @@ class Parser {
   }
 
  private:
+  static constexpr size_t REPORT_EVERY = 1 << 20;
+  const char* begin;
   const char* at;
   const char* end;
   size_t maxDepth;
+  ParseProgress* progress;
+  const char* nextReport;  // past `end` when nobody listens
   std::string scratch;
 
   void skipSpace() {
@@ -186,6 +195,10 @@ class Parser {
       if (*at != ',') return false;
       ++at;
       skipSpace();
+      if (at >= nextReport) {
+        progress->consumed(static_cast<size_t>(at - begin));
+        nextReport = at + REPORT_EVERY;
+      }
     }
   }
 
@@ -348,6 +361,12 @@ class Parser {
 std::optional<Json> parseJsonFast(std::string_view text, size_t maxDepth) {
   Json value;
   if (!Parser(text, maxDepth).document(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<Json> parseJsonFast(std::string_view text, size_t maxDepth, ParseProgress& progress) {
+  Json value;
+  if (!Parser(text, maxDepth, &progress).document(value)) return std::nullopt;
   return value;
 }
 

@@ -23,4 +23,18 @@ namespace rea::supervisor {
 std::optional<evidence::Json> parseJsonFast(std::string_view text, size_t maxDepth);
 // The value, or nullopt when declined (see above).
 
+class ParseProgress {
+ public:
+  virtual void consumed(size_t offset) = 0;
+  // The parser no longer reads text before `offset` (it copies what it keeps), so the caller
+  // may release it. Called between the elements of arrays, about once per MiB.
+ protected:
+  ~ParseProgress() = default;
+};
+
+std::optional<evidence::Json> parseJsonFast(std::string_view text, size_t maxDepth,
+                                            ParseProgress& progress);
+// The same, telling `progress` how far it has read. Once text was released, a declined
+// document must be read again for the fallback parser.
+
 }  // namespace rea::supervisor
