@@ -1,8 +1,28 @@
 #include "evidence/utf.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace rea::evidence {
+
+namespace {
+
+// The length of the run of ASCII bytes at `pos`, looked at eight at a time: most text is ASCII,
+// and decoding it byte by byte was most of checking a capture's frames.
+size_t asciiRun(std::string_view s, size_t pos) {
+  size_t start = pos;
+  while (pos + 8 <= s.size()) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + pos, sizeof(word));
+    if ((word & 0x8080808080808080ull) != 0) break;
+    pos += 8;
+  }
+  while (pos < s.size() && static_cast<unsigned char>(s[pos]) < 0x80)
+    ++pos;
+  return pos - start;
+}
+
+}  // namespace
 
 size_t decodeUtf8(std::string_view s, size_t pos, uint32_t& cp, bool& incomplete) {
   incomplete = false;
@@ -54,6 +74,10 @@ size_t decodeUtf8(std::string_view s, size_t pos, uint32_t& cp, bool& incomplete
 size_t utf16Length(std::string_view s) {
   size_t units = 0;
   for (size_t pos = 0; pos < s.size();) {
+    size_t ascii = asciiRun(s, pos);
+    units += ascii;
+    pos += ascii;
+    if (pos == s.size()) break;
     uint32_t cp;
     bool incomplete;
     pos += decodeUtf8(s, pos, cp, incomplete);
@@ -95,6 +119,8 @@ bool isDecodeError(std::string_view s, size_t pos, size_t n, uint32_t cp, bool i
 
 bool isValidUtf8(std::string_view s) {
   for (size_t pos = 0; pos < s.size();) {
+    pos += asciiRun(s, pos);
+    if (pos == s.size()) break;
     uint32_t cp;
     bool incomplete;
     size_t n = decodeUtf8(s, pos, cp, incomplete);
@@ -123,6 +149,10 @@ std::string sanitizeUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t pos = 0; pos < s.size();) {
+    size_t ascii = asciiRun(s, pos);
+    out.append(s.substr(pos, ascii));
+    pos += ascii;
+    if (pos == s.size()) break;
     uint32_t cp;
     bool incomplete;
     size_t n = decodeUtf8(s, pos, cp, incomplete);
