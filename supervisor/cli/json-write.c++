@@ -26,10 +26,10 @@ class CompactWriter {
         out += value.get<bool>() ? "true" : "false";
         break;
       case Json::value_t::number_integer:
-        appendInteger(value.get<int64_t>());
+        out += std::to_string(value.get<int64_t>());
         break;
       case Json::value_t::number_unsigned:
-        appendUnsigned(value.get<uint64_t>());
+        out += std::to_string(value.get<uint64_t>());
         break;
       case Json::value_t::string:
         evidence::appendJsonString(out, value.get_ref<const std::string&>());
@@ -75,26 +75,6 @@ class CompactWriter {
   static constexpr size_t PIECE = 64 * 1024;
   const std::function<void(std::string_view)>& write;
   std::string out;
-
-  void appendUnsigned(uint64_t n) {
-    char digits[20];
-    int count = 0;
-    do {
-      digits[count++] = static_cast<char>('0' + n % 10);
-      n /= 10;
-    } while (n != 0);
-    while (count > 0)
-      out.push_back(digits[--count]);
-  }
-
-  void appendInteger(int64_t n) {
-    if (n < 0) {
-      out.push_back('-');
-      appendUnsigned(~static_cast<uint64_t>(n) + 1);  // also right for INT64_MIN
-    } else {
-      appendUnsigned(static_cast<uint64_t>(n));
-    }
-  }
 };
 
 }  // namespace

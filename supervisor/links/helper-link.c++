@@ -100,6 +100,24 @@ void HelperLink::spawn(Spawn options) {
       }));
 }
 
+void HelperLink::spawnEarly(Spawn options) {
+  KJ_REQUIRE(!spawned(), "a helper link spawns once");
+  KJ_IF_MAYBE (e, kj::runCatchingExceptions([&]() { spawn(options); })) {
+    earlySpawnFailure = kj::mv(*e);  // start() rejects with it, as if it had spawned the helper
+  }
+}
+
+void HelperLink::spawnForStart(Spawn options) {
+  KJ_IF_MAYBE (e, earlySpawnFailure) {
+    kj::throwFatalException(kj::mv(*e));
+  }
+  if (!spawned()) spawn(options);
+  KJ_IF_MAYBE (end, helper().end()) {
+    // Spawned early and already gone: no answer will come (ended() said how).
+    KJ_FAIL_REQUIRE("the helper ended before its start", name, end->describe());
+  }
+}
+
 void HelperLink::startRefused(const kj::Exception& exception) {
   if (exception.getType() != kj::Exception::Type::DISCONNECTED) {
     helper().markReady();  // it answered: the launch itself failed

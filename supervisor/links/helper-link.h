@@ -87,6 +87,14 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   // until the helper reads it, so nothing here waits for the helper's start-up. Throws FAILED
   // when the helper cannot be spawned (nothing is then running). Call once.
 
+  void spawnEarly(Spawn options);
+  // spawn() before the link knows what to start (so the helper's start-up overlaps the
+  // caller's preparation), keeping a failure instead of throwing it: spawnForStart() throws it.
+
+  void spawnForStart(Spawn options);
+  // At start(): throws what spawnEarly() kept, spawns now if it did not run, and fails when a
+  // helper spawned early has ended already (no answer to the start would come).
+
   bool spawned() const { return process_ != nullptr; }
   HelperProcess& helper() { return *KJ_ASSERT_NONNULL(process_); }
   kj::Maybe<HelperProcess&> process();
@@ -118,6 +126,7 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   // helper without done(), it is a violation after a grace. Call once, before sending it.
 
   void streamOwed(bool owed) { owesStream = owed; }
+
   // Whether the helper owes its event stream: an end before done() is then a loss ("the shim
   // helper crashed with signal 9 (SIGKILL) before its event stream ended").
 
@@ -188,6 +197,7 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
   // Declaration order is teardown order, reversed: `process_` goes last (its destructor
   // SIGKILLs and reaps a live helper).
   kj::Maybe<kj::Own<HelperProcess>> process_;
+  kj::Maybe<kj::Exception> earlySpawnFailure;  // what spawnEarly() could not do (spawnForStart)
   kj::Maybe<kj::Own<kj::AsyncIoStream>> connection;
   kj::Maybe<kj::Own<Rpc>> rpc;
   kj::Maybe<capnp::Capability::Client> bootstrap_;

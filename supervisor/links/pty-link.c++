@@ -140,15 +140,14 @@ class PtyLink::Impl final : public LinkRecord<PtyRecord>, public HelperLink {
   PtyLaunch launch;
 
   bool started = false;
-  kj::Maybe<kj::Exception> spawnFailure;  // spawnEarly() could not start the helper
-  bool shutDownDone = false;              // finish() resolved: the record is complete
-  std::optional<PtyStreamCheck> stream;   // checks what the helper sends (set by start)
+  bool shutDownDone = false;             // finish() resolved: the record is complete
+  std::optional<PtyStreamCheck> stream;  // checks what the helper sends (set by start)
 
   kj::Own<kj::PromiseFulfiller<void>> exitKnownFulfiller;
   kj::ForkedPromise<void> exitKnown;  // the exit arrived, or the helper was lost
 
   kj::Promise<PtySpawn> startHelper(PtyLaunch launch);
-  void spawnHelper();
+  static Spawn helperSpawn();
   void armDeadline();
   void lost() override;
 };
@@ -163,17 +162,15 @@ kj::Promise<PtySpawn> PtyLink::Impl::start(PtyLaunch launchIn) {
 }
 
 void PtyLink::Impl::spawnEarly() {
-  KJ_REQUIRE(!started && !spawned(), "PtyLink::spawnEarly after start");
-  KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { spawnHelper(); })) {
-    spawnFailure = kj::mv(*e);  // start() rejects with it, as if it had spawned the helper
-  }
+  KJ_REQUIRE(!started, "PtyLink::spawnEarly after start");
+  HelperLink::spawnEarly(helperSpawn());
+  if (spawned()) streamOwed(true);  // from its first moment: an end before done() is a loss
 }
 
-void PtyLink::Impl::spawnHelper() {
+HelperLink::Spawn PtyLink::Impl::helperSpawn() {
   Spawn options;
   options.passExecChannel = true;
-  spawn(options);
-  streamOwed(true);  // from its first moment: an end before done() is a loss
+  return options;
 }
 
 kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
@@ -182,15 +179,9 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   launch = kj::mv(launchIn);
   stream.emplace(launch);
 
-  KJ_IF_MAYBE (e, spawnFailure) {
-    kj::throwFatalException(kj::mv(*e));
-  }
-  if (!spawned()) spawnHelper();
+  spawnForStart(helperSpawn());
+  streamOwed(true);
   armDeadline();
-  KJ_IF_MAYBE (end, helper().end()) {
-    // Spawned early and already gone: no answer will come (ended() said how).
-    KJ_FAIL_REQUIRE("the pty helper ended before its launch", end->describe());
-  }
 
   auto sinkServer = newSink<schema::PtySink>(*this, record);
   auto request = bootstrap<schema::Pty>().startRequest();

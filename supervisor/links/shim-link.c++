@@ -55,7 +55,6 @@ class ShimLink::Impl final : public LinkRecord<ShimRecord>, public HelperLink {
   std::string clientPath;  // what the shim files run
   ShimLaunch launch;
   bool started = false;
-  kj::Maybe<kj::Exception> spawnFailure;  // spawnEarly() could not start the helper
   std::optional<ShimStreamCheck> stream;  // the invocation stream's checks (shim-batch.h)
 
   kj::Promise<std::string> startHelper(ShimLaunch launch);
@@ -63,10 +62,8 @@ class ShimLink::Impl final : public LinkRecord<ShimRecord>, public HelperLink {
 };
 
 void ShimLink::Impl::spawnEarly() {
-  KJ_REQUIRE(!started && !spawned(), "ShimLink::spawnEarly after start");
-  KJ_IF_MAYBE (e, kj::runCatchingExceptions([this]() { spawn(Spawn()); })) {
-    spawnFailure = kj::mv(*e);  // start() rejects with it, as if it had spawned the helper
-  }
+  KJ_REQUIRE(!started, "ShimLink::spawnEarly after start");
+  HelperLink::spawnEarly(Spawn());
 }
 
 kj::Promise<std::string> ShimLink::Impl::start(ShimLaunch launchIn) {
@@ -79,14 +76,7 @@ kj::Promise<std::string> ShimLink::Impl::startHelper(ShimLaunch launchIn) {
   validateLaunch(launchIn);
   launch = kj::mv(launchIn);
   stream.emplace(launch);
-  KJ_IF_MAYBE (e, spawnFailure) {
-    kj::throwFatalException(kj::mv(*e));
-  }
-  if (!spawned()) spawn(Spawn());
-  KJ_IF_MAYBE (end, helper().end()) {
-    // Spawned early and already gone: no answer will come.
-    KJ_FAIL_REQUIRE("the shim helper ended before its launch", end->describe());
-  }
+  spawnForStart(Spawn());
 
   auto request = bootstrap<schema::Shim>().startRequest();
   auto config = request.initConfig();
