@@ -122,19 +122,22 @@ TEST(PtyJobRender, TerminalQueriesAreAnsweredToTheTargetAndReported) {
   EXPECT_NE(output.find("|[1;3|[?"), std::string::npos) << output;
 }
 
-// A11 "rendering never slows the draining of the PTY". The loop stalls inside the first chunk's
-// event, the way a renderer taking arbitrarily long on one frame would (the sink runs on the
-// loop thread, between the chunk and its frame), until the target has exited. The target writes
-// 20 MiB, more than the limits and than any queue a back-pressured drain could hold: it can only
-// finish if the drain thread kept reading the whole time. No timing is asserted; the stall ends
-// after 120 s at the latest so that a regression fails instead of hanging.
+// A11 "rendering never slows the draining of the PTY". The loop stalls inside a chunk's event
+// (the first one after the test knows the root), the way a renderer taking arbitrarily long on one
+// frame would (the sink runs on the loop thread, between the chunk and its frame), until the target
+// has exited. The target writes 20 MiB, more than the limits and than any queue a back-pressured
+// drain could hold: it can only finish if the drain thread kept reading the whole time. No timing
+// is asserted; the stall ends after 120 s at the latest so that a regression fails instead of
+// hanging.
 struct StallingSink final : public PtyJobSink {
   int rootPidfd = -1;
   bool stalled = false;
   bool rootExitedDuringStall = false;
   std::vector<Event> events;
   void event(Event&& event) override {
-    if (event.kind == Event::Kind::OUTPUT && !stalled) {
+    // Only once the test has the root's pidfd: the first chunk can be emitted inside
+    // PtyJob::start(), before it is set, and a poll on -1 would just wait out the 120 s.
+    if (event.kind == Event::Kind::OUTPUT && !stalled && rootPidfd >= 0) {
       stalled = true;
       struct pollfd exited = {rootPidfd, POLLIN, 0};
       rootExitedDuringStall = ::poll(&exited, 1, 120000) == 1;
