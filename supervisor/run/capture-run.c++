@@ -97,7 +97,8 @@ namespace {
 // sampler's capture cgroup (A8) and in the pty helper's terminal, so their start-up and the
 // sampler's prepare are the critical path of a capture's start. They run while rea cleans up
 // after earlier captures and takes the BEFORE snapshot. (The pty helper creates no terminal
-// before start() sends the launch, after T0.)
+// before start() sends the launch, after T0.) The shim helper, when shims are declared, is
+// spawned with them for the same reason; its ledger starts at T0.
 struct EarlyHelpers {
   std::string runToken;
   kj::Own<SamplerLink> sampler;

@@ -1,8 +1,9 @@
 #pragma once
 // ShimRun: the command shims' part of one capture run (SPEC B §6.1 START "shims := write shim
 // executables under TMP, start ledger server", §6.3 step 4, §7). When the scenario declares
-// shims it starts the shim helper right after T0 and before the PTY, hands back the ledger URL
-// for the target's environment, and at the end finishes the helper and moves its record into
+// shims it spawns the shim helper with the other early helpers (spawnEarly), starts it (shim
+// files, ledger) right after T0 and before the PTY, hands back the ledger URL for the target's
+// environment, and at the end finishes the helper and moves its record into
 // the run result (a lost helper becomes LostHelper{"shim", reason}, A13). Without declared shims
 // it does nothing: no helper runs and REA_SHIM_LEDGER_URL is not set (the shim directory still
 // heads PATH). Owns the ShimLink.
