@@ -76,6 +76,7 @@ void HelperLink::spawn(Spawn options) {
   auto channel = kj::mv(execChannel);  // closed when this returns: the helper has a copy
   process_ =
       HelperProcess::spawn(io, name, path, nullptr, options.passExecChannel ? channel.get() : -1);
+  if (options.owesStream) streamOwed(true);
   if (options.watchEnd) {
     tasks.add(helper().whenEnded().then([this](HelperEnd end) { ended(end); }));
   }

@@ -81,6 +81,7 @@ class HelperLink : private kj::TaskSet::ErrorHandler {
     bool watchEnd = true;      // an end while the link runs goes to ended() (else only shutDown)
     bool killOnHangUp = true;  // a helper that closed its connection gets HELPER_STOP_GRACE, then
                                // is killed (it is dying or confused)
+    bool owesStream = false;   // streamOwed(true) from the helper's first moment (pty)
   };
   void spawn(Spawn options);
   // Spawns the helper and sends the RPC bootstrap. The bootstrap message waits in the socket

@@ -164,12 +164,12 @@ kj::Promise<PtySpawn> PtyLink::Impl::start(PtyLaunch launchIn) {
 void PtyLink::Impl::spawnEarly() {
   KJ_REQUIRE(!started, "PtyLink::spawnEarly after start");
   HelperLink::spawnEarly(helperSpawn());
-  if (spawned()) streamOwed(true);  // from its first moment: an end before done() is a loss
 }
 
 HelperLink::Spawn PtyLink::Impl::helperSpawn() {
   Spawn options;
   options.passExecChannel = true;
+  options.owesStream = true;  // from its first moment: an end before done() is a loss
   return options;
 }
 
@@ -180,7 +180,6 @@ kj::Promise<PtySpawn> PtyLink::Impl::startHelper(PtyLaunch launchIn) {
   stream.emplace(launch);
 
   spawnForStart(helperSpawn());
-  streamOwed(true);
   armDeadline();
 
   auto sinkServer = newSink<schema::PtySink>(*this, record);
