@@ -76,7 +76,7 @@ long treeRssKb(pid_t root, std::string* breakdown) {
   return total;
 }
 
-Measurement measureOnce(const std::vector<std::string>& argv) {
+Measurement measureOnce(const std::vector<std::string>& argv, Sampling sampling) {
   std::vector<char*> args;
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
@@ -100,7 +100,7 @@ Measurement measureOnce(const std::vector<std::string>& argv) {
   int status;
   for (;;) {
     struct rusage usage;
-    pid_t done = wait4(pid, &status, WNOHANG, &usage);
+    pid_t done = wait4(pid, &status, sampling == Sampling::TREE ? WNOHANG : 0, &usage);
     if (done == pid) {
       // Sampling every millisecond misses short peaks (rea's own, while it assembles): the
       // kernel's high-water mark of the largest single process of the tree (the root or any
@@ -123,14 +123,14 @@ Measurement measureOnce(const std::vector<std::string>& argv) {
   return measured;
 }
 
-Measurement measureMedian(const std::vector<std::string>& argv, int runs) {
+Measurement measureMedian(const std::vector<std::string>& argv, int runs, Sampling sampling) {
   std::vector<double> ms;
   std::vector<long> kb;
   int last = 0;
   std::string worstBreakdown;
   long worst = -1;
   for (int i = 0; i < runs; ++i) {
-    auto s = measureOnce(argv);
+    auto s = measureOnce(argv, sampling);
     last = s.exitStatus;
     if (s.peakKb > worst) {
       worst = s.peakKb;

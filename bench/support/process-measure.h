@@ -22,10 +22,17 @@ struct Measurement {
   std::string peakBreakdown;
 };
 
-Measurement measureOnce(const std::vector<std::string>& argv);
+enum class Sampling { TREE, KERNEL_PEAK_ONLY };
+// TREE samples the tree's summed RSS every millisecond (a capture: rea, its helpers and the
+// target). KERNEL_PEAK_ONLY waits without sampling and takes wait4's ru_maxrss, exact for a
+// command that is one process (threads included): the sampler's walks of /proc take a core,
+// which a command using both cores of a two-core machine (compare-process-captures) would miss.
+
+Measurement measureOnce(const std::vector<std::string>& argv, Sampling sampling = Sampling::TREE);
 // stdin, stdout and stderr go to /dev/null.
 
-Measurement measureMedian(const std::vector<std::string>& argv, int runs);
+Measurement measureMedian(const std::vector<std::string>& argv, int runs,
+                          Sampling sampling = Sampling::TREE);
 
 long treeRssKb(pid_t root, std::string* breakdown = nullptr);
 // Sum of VmRSS over `root` and every descendant now; `breakdown`, when given, gets the sum per
