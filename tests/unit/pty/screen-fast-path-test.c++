@@ -8,6 +8,7 @@
 // change the screen.
 
 #include "helpers/pty/screen-renderer.h"
+#include "tests/unit/pty/screen-frame-expect.h"
 
 #include <gtest/gtest.h>
 
@@ -53,17 +54,6 @@ std::vector<std::string> randomPieces(std::mt19937& random, int columns) {
     }
   }
   return pieces;
-}
-
-void expectSameFrame(const RenderedScreen& actual, const RenderedScreen& expected,
-                     const std::string& where) {
-  EXPECT_EQ(actual.columns, expected.columns) << where;
-  EXPECT_EQ(actual.rows, expected.rows) << where;
-  EXPECT_EQ(actual.cursorX, expected.cursorX) << where;
-  EXPECT_EQ(actual.cursorY, expected.cursorY) << where;
-  EXPECT_EQ(actual.alternate, expected.alternate) << where;
-  EXPECT_EQ(actual.lines, expected.lines) << where;
-  EXPECT_EQ(actual.serializedState, expected.serializedState) << where;
 }
 
 TEST(ScreenFastPaths, GiveTheFramesOfAFrameAfterEveryPiece) {

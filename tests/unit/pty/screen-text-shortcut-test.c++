@@ -13,6 +13,7 @@
 
 #include "helpers/pty/screen-plain-text.h"
 #include "helpers/pty/screen-renderer.h"
+#include "tests/unit/pty/screen-frame-expect.h"
 #include "helpers/pty/screen-scanner.h"
 
 namespace rea::helper {
@@ -70,15 +71,6 @@ std::string randomShortcutStream(std::mt19937& random, int columns, int rows) {
   return stream;
 }
 
-void expectFramesAgree(const RenderedScreen& actual, const RenderedScreen& expected,
-                       const std::string& where) {
-  EXPECT_EQ(actual.cursorX, expected.cursorX) << where;
-  EXPECT_EQ(actual.cursorY, expected.cursorY) << where;
-  EXPECT_EQ(actual.alternate, expected.alternate) << where;
-  EXPECT_EQ(actual.lines, expected.lines) << where;
-  EXPECT_EQ(actual.serializedState, expected.serializedState) << where;
-}
-
 TEST(TextShortcut, GivesTheFramesOfEveryGlyphThroughLibvterm) {
   uint64_t shortcut = 0;
   for (unsigned seed = 1; seed <= 1500; seed++) {
@@ -101,9 +93,9 @@ TEST(TextShortcut, GivesTheFramesOfEveryGlyphThroughLibvterm) {
         at += part.size();
         fast.feed(part);
         general.feed(part);
-        expectFramesAgree(fast.snapshot(), general.snapshot(),
-                          "seed " + std::to_string(seed) + " segment " + std::to_string(segment) +
-                              " at " + std::to_string(at));
+        expectSameFrame(fast.snapshot(), general.snapshot(),
+                        "seed " + std::to_string(seed) + " segment " + std::to_string(segment) +
+                            " at " + std::to_string(at));
         if (HasFailure()) return;
       }
     }
@@ -145,7 +137,7 @@ TEST(TextShortcut, AgreesOnADoubleWidthRow) {
     std::string stream = std::string(before) + "abcdefghijklmnopqrstuvwxyz\x1b#5\r\n" + before;
     fast.feed(stream);
     general.feed(stream);
-    expectFramesAgree(fast.snapshot(), general.snapshot(), before + 1);
+    expectSameFrame(fast.snapshot(), general.snapshot(), before + 1);
   }
 }
 
