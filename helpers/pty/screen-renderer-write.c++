@@ -351,16 +351,19 @@ void Renderer::Impl::writeTextRun(size_t from, size_t to) {
   // as onPutGlyph's fast path would put them, and libvterm's cursor moves past them (CUF). The
   // last character, and any that reach the last two columns, still go through libvterm, so
   // that the pending wrap, a combining mark after the run and the move callbacks are its own.
-  if (dropping || standIn != 0) return;
-  writeUpTo(from);  // libvterm's cursor is current from here on
+  if (standIn != 0) return;  // (never `dropping`: that is inside a CSI, not the ground state)
+  writeUpTo(from);           // libvterm's cursor is current from here on
+  // A lead byte right before the run is kept back as if the chunk ended there: the run's first
+  // byte must reach libvterm after it (the two make a U+FFFD), so the run goes the general way.
   if (!carry.empty()) return;
   CursorPosition pos = cursor();
   int lastColumn = model.columns() - 3;  // onPutGlyph's fast path asks for moves from there on
   if (pos.col > lastColumn || pos.row < 0 || pos.row >= model.rows()) return;
-  // A glyph in column 0 with a wrap pending in the bookkeeping would take onPutGlyph's slow path
-  // (which marks the row above continued). libvterm's cursor then waits at the edge, so this
-  // does not happen; the guard keeps the shortcut to what the fast path does.
-  if (pos.col == 0 && (settle(), wrapPending)) return;
+  // A glyph in column 0 with a wrap pending in the bookkeeping (settled: writeUpTo() ends with
+  // writeRaw()) would take onPutGlyph's slow path, which marks the row above continued.
+  // libvterm's cursor then waits at the edge, so this does not happen; the guard keeps the
+  // shortcut to what the fast path does.
+  if (pos.col == 0 && wrapPending) return;
   // A double-width row would wrap at half the width. (libvterm keeps DECDWL only if a setlineinfo
   // callback accepts it, and the Renderer has none: a guard should that change.)
   const VTermLineInfo* line = vterm_state_get_lineinfo(state, pos.row);

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/timestamp.h"
-#include "supervisor/cli/capture-evidence-file.h"
 
 namespace rea::supervisor {
 namespace {

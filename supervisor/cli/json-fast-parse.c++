@@ -83,7 +83,7 @@ class Parser {
         end(text.data() + text.size()),
         maxDepth(maxDepth),
         progress(progress),
-        nextReport(progress != nullptr ? begin + REPORT_EVERY : end + 1) {}
+        nextReport(progress != nullptr ? REPORT_EVERY : SIZE_MAX) {}
 
   bool document(Json& out) {
     skipSpace();
@@ -99,7 +99,7 @@ class Parser {
   const char* end;
   size_t maxDepth;
   ParseProgress* progress;
-  const char* nextReport;  // past `end` when nobody listens
+  size_t nextReport;  // the offset of the next report; SIZE_MAX when nobody listens
   std::string scratch;
 
   void skipSpace() {
@@ -195,9 +195,10 @@ class Parser {
       if (*at != ',') return false;
       ++at;
       skipSpace();
-      if (at >= nextReport) {
-        progress->consumed(static_cast<size_t>(at - begin));
-        nextReport = at + REPORT_EVERY;
+      size_t offset = static_cast<size_t>(at - begin);
+      if (offset >= nextReport) {
+        progress->consumed(offset);
+        nextReport = offset + REPORT_EVERY;
       }
     }
   }

@@ -48,8 +48,10 @@ std::string randomShortcutStream(std::mt19937& random, int columns, int rows) {
       "\r\n", "\r", "\n", "\b", "\t", "\x1b[H", "\x1b[A", "\x1b[2C", "\x1b[3D", "\x1b" "7",
       "\x1b" "8", "\x1b[K", "\x1b[2J", "\x1b[S", "\x1b[2@", "\x1b[P", "\x1b[?1049h",
       "\x1b[?1049l", "\x1b[1;31m", "\x1b[0m", "\x1b[53m", "\x7f",
-      // wide glyphs, marks (also right after a run), width stand-ins
-      "\xe9\x9b\xaa", "\xf0\x9f\x98\x80", "\xcc\x81", "e\xcc\x81", "\xf0\x9f\xa5\xb2", "\xc3\xa9"};
+      // wide glyphs, marks (also right after a run), width stand-ins; sequences cut short by the
+      // run after them (a lead byte before a run is held back as if a chunk ended there)
+      "\xe9\x9b\xaa", "\xf0\x9f\x98\x80", "\xcc\x81", "e\xcc\x81", "\xf0\x9f\xa5\xb2", "\xc3\xa9",
+      "\xc3", "\xe9\x9b"};
   // clang-format on
   constexpr int PIECE_COUNT = sizeof(PIECES) / sizeof(PIECES[0]);
   std::string stream;
