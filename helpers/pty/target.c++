@@ -36,7 +36,7 @@ struct ChildPlan {
   int slave;               // the PTY's slave side
   int execChannel;         // -1, or the exec channel: install the exec filter (exec-filter.h)
   ExecFilter execFilter;
-  const char* pidsProcs;  // nullptr, or the cgroup.procs of a v1 pids group to join (pids-bound.h)
+  const char* pidsTasks;  // nullptr, or the `tasks` file of a v1 pids group to join (pids-bound.h)
 };
 
 __attribute__((no_sanitize_address)) int joinNamespaces(const ChildPlan& plan) {
@@ -156,11 +156,15 @@ __attribute__((no_sanitize_address)) void writeString(int fd, const char* text) 
   if (getppid() != plan.parent) _exit(1);  // the helper died before the line above
 
   // Issue 18.7: the capture's bound on live processes (a cgroup v1 pids group), joined before
-  // anything could fork, so it holds for every descendant.
-  if (plan.pidsProcs != nullptr) {
-    int procs = open(plan.pidsProcs, O_WRONLY | O_CLOEXEC);
-    if (procs < 0 || write(procs, "0", 1) != 1) failChild("joining the pids cgroup failed.", errno);
-    close(procs);
+  // anything could fork, so it holds for every descendant. Through `tasks`, not cgroup.procs:
+  // this child has one thread, so moving the thread moves the process, and the kernel moves
+  // the caller's own thread without write-locking the global threadgroup rwsem. Through
+  // cgroup.procs that lock waits out an RCU grace period (9-15 ms measured here right after
+  // another process exited; issue 20), on the start's critical path.
+  if (plan.pidsTasks != nullptr) {
+    int tasks = open(plan.pidsTasks, O_WRONLY | O_CLOEXEC);
+    if (tasks < 0 || write(tasks, "0", 1) != 1) failChild("joining the pids cgroup failed.", errno);
+    close(tasks);
   }
 
   // Issue 18.2: the working directory and the executable are the objects the supervisor
@@ -275,8 +279,8 @@ Target spawnTarget(const TargetSpec& spec) {
   plan.usernsPath = spec.usernsPath.empty() ? nullptr : spec.usernsPath.c_str();
   plan.execChannel = spec.execChannel;
   buildExecFilter(plan.execFilter);
-  std::string pidsProcs = spec.pidsGroupPath.empty() ? "" : spec.pidsGroupPath + "/cgroup.procs";
-  plan.pidsProcs = pidsProcs.empty() ? nullptr : pidsProcs.c_str();
+  std::string pidsTasks = spec.pidsGroupPath.empty() ? "" : spec.pidsGroupPath + "/tasks";
+  plan.pidsTasks = pidsTasks.empty() ? nullptr : pidsTasks.c_str();
 
   struct termios termios = targetTermios();
   struct winsize size;

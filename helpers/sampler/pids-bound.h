@@ -10,7 +10,7 @@
 //   - cgroup v1: on a hybrid machine (v2 mounted beside v1 controllers, as on Debian 12 here)
 //     the pids controller belongs to a v1 hierarchy. A group `rea-<run token>` is made there,
 //     inside rea's own group (pidsGroupParent(), helpers/common/system/cgroup-mounts.h), and the
-//     launcher joins it before the target execs (joinPath(): write "0" to its cgroup.procs); every
+//     launcher joins it before the target execs (joinPath(): write "0" to its `tasks`); every
 //     descendant is born in it. It is removed once the capture's cleanup killed every member; an
 //     empty one whose capture cgroup is gone is left over (supervisor/run/stale-cgroups.c++ removes
 //     it).
