@@ -14,23 +14,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/support/bench-directory.h"
 #include "bench/support/process-measure.h"
-
-namespace {
-
-std::string writeScenario(const std::string& name, const std::string& body) {
-  std::string path = "/tmp/rea-bench-" + name + ".json";
-  std::ofstream(path) << body;
-  return path;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   int runs = argc > 1 ? std::atoi(argv[1]) : 5;
@@ -39,6 +29,10 @@ int main(int argc, char** argv) {
   setenv("REA_PROCESS_WORKING_ROOTS_JSON", "[\"/tmp\"]", 1);
   setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", "true", 1);
   std::string rea = rea::bench::selfDirectory() + "/rea";
+  rea::bench::BenchDirectory files;
+  auto writeScenario = [&](const std::string& name, const std::string& body) {
+    return files.write(name + ".json", body);
+  };
   std::string trueScenario = writeScenario(
       "true", R"({"approved":true,"executable":"/bin/true","working_directory":"/tmp"})");
   std::string seqScenario = writeScenario(

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/support/arguments.h"
+#include "bench/support/bench-directory.h"
 #include "bench/support/process-measure.h"
 #include "evidence/evidence-record.h"
 #include "evidence/scenario.h"
@@ -143,8 +144,9 @@ int main(int argc, char** argv) {
                  evidence::formatIssues(parsed.issues).c_str());
     return 1;
   }
-  std::string left = "/tmp/rea-bench-compare-left.json";
-  std::string right = "/tmp/rea-bench-compare-right.json";
+  rea::bench::BenchDirectory files;
+  std::string left = files.path("left.json");
+  std::string right = files.path("right.json");
   // The captures are made in a child process: a program started from this one reports at least
   // this one's peak RSS as its own (posix_spawn shares our memory until the exec, whose high-water
   // mark the kernel carries over), and making them takes ~80 MB, which every row showed.

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/support/bench-directory.h"
 #include "bench/support/process-measure.h"
 #include "helpers/common/clock.h"
 
@@ -109,8 +110,8 @@ struct CaptureRun {
   Json output;
 };
 
-CaptureRun runCapture(const std::string& rea, const std::string& scenario, Mode mode) {
-  std::string outPath = "/tmp/rea-bench-sampler.out";
+CaptureRun runCapture(const std::string& rea, const std::string& scenario, Mode mode,
+                      const std::string& outPath) {
   double start = nowMs();
   pid_t pid = fork();
   if (pid == 0) {
@@ -170,12 +171,6 @@ Bare runBare(const std::string& script) {
   return {nowMs() - start, ms(usage.ru_utime) + ms(usage.ru_stime)};
 }
 
-std::string writeScenario(const std::string& name, const Json& scenario) {
-  std::string path = "/tmp/rea-bench-" + name + ".json";
-  std::ofstream(path) << scenario.dump();
-  return path;
-}
-
 // "exact" / "sampled" as the capture's manifest says, or why there is no capture.
 std::string modeOf(const CaptureRun& run) {
   if (!run.output.is_object() || !run.output.contains("normalized_result")) {
@@ -207,6 +202,11 @@ int main(int argc, char** argv) {
   setenv("REA_PROCESS_WORKING_ROOTS_JSON", "[\"/tmp\"]", 1);
   setenv("REA_PROCESS_ALLOW_EXTERNAL_NETWORK", "true", 1);
   std::string rea = rea::bench::selfDirectory() + "/rea";
+  rea::bench::BenchDirectory files;
+  std::string outPath = files.path("capture.json");
+  auto writeScenario = [&](const std::string& name, const Json& scenario) {
+    return files.write(name + ".json", scenario.dump());
+  };
   Json unbucketed = {{"time_bucket_ms", 1}};
   std::string trueScenario = writeScenario("sampler-true", {{"approved", true},
                                                             {"executable", "/bin/true"},
@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
     std::vector<double> elapsed, wall;
     CaptureRun last;
     for (int i = 0; i < runs; ++i) {
-      last = runCapture(rea, trueScenario, mode);
+      last = runCapture(rea, trueScenario, mode, outPath);
       wall.push_back(last.wallMs);
       if (last.output.contains("normalized_result")) {
         elapsed.push_back(last.output["normalized_result"]["settlement"]["elapsed_ms"]);
@@ -257,7 +257,7 @@ int main(int argc, char** argv) {
     std::vector<double> cpu, wall, rows;
     CaptureRun last;
     for (int i = 0; i < runs; ++i) {
-      last = runCapture(rea, loopScenario, mode);
+      last = runCapture(rea, loopScenario, mode, outPath);
       cpu.push_back(last.samplerCpuMs);
       wall.push_back(last.wallMs);
       rows.push_back(static_cast<double>(countTrue(last)));
