@@ -100,8 +100,17 @@ struct SamplerLinkFixture {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
   }
   ~SamplerLinkFixture() noexcept(false) {
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    // Every child, orphans included, is reaped before the next test of this program runs: one
+    // killed by the cleanup may still be dying when the test ends, and a later test that checks
+    // it left no child of its own (PtyLink's) would find it. Bounded: a child that outlives the
+    // test is a failure, not a hang.
+    for (int i = 0; i < 500; ++i) {
+      pid_t reaped = waitpid(-1, nullptr, WNOHANG);
+      if (reaped < 0) break;  // ECHILD: none left
+      if (reaped == 0) usleep(10000);
     }
+    EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1) << "a child of the test outlived it";
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
   }
   kj::AsyncIoContext io = kj::setupAsyncIo();
   std::string token = newRunToken();
