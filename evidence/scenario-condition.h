@@ -1,7 +1,8 @@
 #pragma once
 // The reactive members of a scenario event (docs/scenario.md, "Events that wait"): `when` (the
 // condition), `delay_ms`, `timeout_ms` and `on_timeout`. Part of the scenario parser, kept apart
-// so that scenario-parse.c++ stays one table of B §3; the JSON form is in scenario-json.c++.
+// so that the events part of the parser (scenario-parse-events.c++) stays one table of B §3; the
+// JSON form is in scenario-json.c++.
 //
 // Errors: none thrown; findings go to the reader's issues, each naming its field.
 

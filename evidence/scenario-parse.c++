@@ -1,7 +1,8 @@
 // parseScenario (declared in scenario.h): B §3 field by field, then the cross-field rules of
-// §3.5 (scenario-rules.c++). Reading is done by StrictReader (types, bounds, unknown keys); this
-// file knows the schema. Each part is read in document order so issues come out in the order of
-// the input's structure; while reading, the valid names and times are collected as
+// §3.5 (scenario-rules.c++). This file holds ScenarioParser's (scenario-parser.h) top level and
+// plain settings; the interaction and the dependencies are read in scenario-parse-events.c++ and
+// scenario-parse-dependencies.c++. Each part is read in document order so issues come out in the
+// order of the input's structure; while reading, the valid names and times are collected as
 // ScenarioFacts, so a broken element yields its own issue and is not reported a second time by a
 // cross-field rule.
 
@@ -13,17 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/scenario-condition.h"
-#include "evidence/scenario-rules.h"
-#include "evidence/strict-reader.h"
+#include "evidence/scenario-parser.h"
 #include "evidence/utf.h"
 
 namespace rea::evidence {
 
 namespace {
-
-constexpr size_t UNLIMITED = StrictReader::UNLIMITED;
-constexpr int64_t NO_UPPER_BOUND = StrictReader::MAX_SAFE_INTEGER;
-constexpr size_t MAX_BODY_UNITS = 1000000;
 
 bool isAsciiLetter(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
@@ -56,71 +52,7 @@ bool isSimpleName(const std::string& name, const char* extra) {
 const char ENVIRONMENT_NAME_RULE[] =
     "must be an environment name: a letter or _, then letters, digits or _";
 
-class ScenarioParser {
- public:
-  ScenarioParseResult parse(const Json& input);
-
- private:
-  StrictReader r;
-  ScenarioFacts facts;
-
-  // Reads an optional integer member into `out` (left at its default when absent).
-  template <typename Int>
-  void optionalInteger(const Json& object, const std::string& path, const char* key, int64_t min,
-                       int64_t max, Int& out) {
-    if (const Json* member = StrictReader::find(object, key)) {
-      r.integer(*member, childPath(path, key), min, max, out);
-    }
-  }
-  template <typename Int>
-  void optionalInteger(const Json& object, const std::string& path, const char* key,
-                       const Bound& bound, Int& out) {
-    optionalInteger(object, path, key, bound.min, bound.max, out);
-  }
-  template <typename Int>
-  bool requiredInteger(const Json& object, const std::string& path, const char* key, int64_t min,
-                       int64_t max, Int& out) {
-    const Json* member = r.require(object, path, key);
-    return member != nullptr && r.integer(*member, childPath(path, key), min, max, out);
-  }
-  void optionalBoolean(const Json& object, const std::string& path, const char* key, bool& out) {
-    if (const Json* member = StrictReader::find(object, key)) {
-      r.boolean(*member, childPath(path, key), out);
-    }
-  }
-  void requiredString(const Json& object, const std::string& path, const char* key, size_t maxUnits,
-                      std::string& out) {
-    if (const Json* member = r.require(object, path, key)) {
-      r.string(*member, childPath(path, key), maxUnits, out);
-    }
-  }
-  bool signal(const Json& value, const std::string& path, TargetSignal& out);
-  bool checkedName(const Json& value, const std::string& path, size_t maxUnits, const char* extra,
-                   const char* rule, std::string& out);
-  void environmentNameList(const Json& value, const std::string& path, size_t maxItems,
-                           std::vector<std::string>& out,
-                           std::vector<ScenarioFacts::Indexed>& valid);
-
-  void environment(const Json& value, const std::string& path, std::vector<NamedValue>& out);
-  void headers(const Json& value, const std::string& path, std::vector<NamedValue>& out,
-               bool response = false);
-  Terminal terminal(const Json& value, const std::string& path);
-  void checkpoint(const Json& value, const std::string& path, size_t index,
-                  std::vector<CheckpointDeclaration>& out);
-  bool trigger(const Json& value, const std::string& path, Trigger& out);
-  void commandShim(const Json& value, const std::string& path, size_t index,
-                   std::vector<CommandShim>& out);
-  void route(const Json& value, const std::string& path, std::vector<Route>& out);
-  void shimOutput(const Json& value, const std::string& path, std::vector<ShimOutput>& out);
-  bool termination(const Json& value, const std::string& path, Termination& out);
-  void event(const Json& value, const std::string& path, size_t index, std::vector<Event>& out);
-  Limits limits(const Json& value, const std::string& path);
-  Normalization normalization(const Json& value, const std::string& path);
-  Replay replay(const Json& value, const std::string& path);
-  void httpRoute(const Json& value, const std::string& path, std::vector<HttpRoute>& out);
-  void webSocketConnection(const Json& value, const std::string& path,
-                           std::vector<WebSocketConnection>& out);
-};
+}  // namespace
 
 ScenarioParseResult ScenarioParser::parse(const Json& input) {
   Scenario s;
@@ -341,212 +273,6 @@ Terminal ScenarioParser::terminal(const Json& value, const std::string& path) {
   return t;
 }
 
-void ScenarioParser::checkpoint(const Json& value, const std::string& path, size_t index,
-                                std::vector<CheckpointDeclaration>& out) {
-  if (!r.object(value, path, {"name", "trigger"})) return;
-  size_t before = r.issueCount();
-  CheckpointDeclaration c;
-  if (const Json* name = r.require(value, path, "name")) {
-    if (checkedName(*name, childPath(path, "name"), 64, "_-",
-                    "must start with a letter or digit and contain only letters, digits, _ and -",
-                    c.name)) {
-      facts.checkpointNames.emplace_back(index, c.name);
-    }
-  }
-  if (const Json* trig = r.require(value, path, "trigger")) {
-    trigger(*trig, childPath(path, "trigger"), c.trigger);
-  }
-  if (r.issueCount() == before) out.push_back(std::move(c));
-}
-
-bool ScenarioParser::trigger(const Json& value, const std::string& path, Trigger& out) {
-  if (!value.is_object()) {
-    r.fail(path, "must be an object, got " + StrictReader::describe(value));
-    return false;
-  }
-  const Json* type = r.require(value, path, "type");
-  size_t kind;
-  if (type == nullptr || !r.oneOf(*type, childPath(path, "type"),
-                                  {"time", "terminal_literal", "root_exit", "settled"}, kind)) {
-    return false;
-  }
-  size_t before = r.issueCount();
-  switch (kind) {
-    case 0: {
-      r.object(value, path, {"type", "at_ms"});
-      TimeTrigger time;
-      requiredInteger(value, path, "at_ms", 0, 300000, time.atMs);
-      out.kind = time;
-      break;
-    }
-    case 1: {
-      r.object(value, path, {"type", "value", "occurrence"});
-      TerminalLiteralTrigger literal;
-      if (const Json* text = r.require(value, path, "value")) {
-        std::string valuePath = childPath(path, "value");
-        if (r.string(*text, valuePath, 10000, literal.value) && literal.value.empty()) {
-          r.fail(valuePath, "must not be empty");
-        }
-      }
-      optionalInteger(value, path, "occurrence", 1, 1000, literal.occurrence);
-      out.kind = literal;
-      break;
-    }
-    case 2:
-      r.object(value, path, {"type"});
-      out.kind = RootExitTrigger{};
-      break;
-    default:
-      r.object(value, path, {"type"});
-      out.kind = SettledTrigger{};
-      break;
-  }
-  return r.issueCount() == before;
-}
-
-void ScenarioParser::commandShim(const Json& value, const std::string& path, size_t index,
-                                 std::vector<CommandShim>& out) {
-  if (!r.object(value, path, {"name", "routes"})) return;
-  size_t before = r.issueCount();
-  CommandShim shim;
-  if (const Json* name = r.require(value, path, "name")) {
-    if (checkedName(
-            *name, childPath(path, "name"), 128, "._-",
-            "must start with a letter or digit and contain only letters, digits, ., _ and -",
-            shim.name)) {
-      facts.shimNames.emplace_back(index, shim.name);
-    }
-  }
-  if (const Json* routes = r.require(value, path, "routes")) {
-    r.array(*routes, childPath(path, "routes"), 1, 100,
-            [&](const Json& element, const std::string& elementPath, size_t) {
-              route(element, elementPath, shim.routes);
-            });
-  }
-  if (r.issueCount() == before) out.push_back(std::move(shim));
-}
-
-void ScenarioParser::route(const Json& value, const std::string& path, std::vector<Route>& out) {
-  if (!r.object(value, path, {"arguments", "outputs", "termination", "max_calls"})) return;
-  size_t before = r.issueCount();
-  Route route;
-  if (const Json* arguments = r.require(value, path, "arguments")) {
-    r.strings(*arguments, childPath(path, "arguments"), 256, UNLIMITED, route.arguments);
-  }
-  if (const Json* outputs = StrictReader::find(value, "outputs")) {
-    r.array(*outputs, childPath(path, "outputs"), 0, 1000,
-            [&](const Json& element, const std::string& elementPath, size_t) {
-              shimOutput(element, elementPath, route.outputs);
-            });
-  }
-  if (const Json* termination = r.require(value, path, "termination")) {
-    this->termination(*termination, childPath(path, "termination"), route.termination);
-  }
-  optionalInteger(value, path, "max_calls", 1, 100, route.maxCalls);
-  if (r.issueCount() == before) out.push_back(std::move(route));
-}
-
-void ScenarioParser::shimOutput(const Json& value, const std::string& path,
-                                std::vector<ShimOutput>& out) {
-  if (!r.object(value, path, {"at_ms", "stream", "data"})) return;
-  size_t before = r.issueCount();
-  ShimOutput output;
-  requiredInteger(value, path, "at_ms", 0, 300000, output.atMs);
-  if (const Json* stream = r.require(value, path, "stream")) {
-    size_t index;
-    if (r.oneOf(*stream, childPath(path, "stream"), {"stdout", "stderr"}, index)) {
-      output.stream = index == 0 ? OutputStream::STDOUT : OutputStream::STDERR;
-    }
-  }
-  requiredString(value, path, "data", MAX_BODY_UNITS, output.data);
-  if (r.issueCount() == before) out.push_back(std::move(output));
-}
-
-bool ScenarioParser::termination(const Json& value, const std::string& path, Termination& out) {
-  if (!value.is_object()) {
-    r.fail(path, "must be an object, got " + StrictReader::describe(value));
-    return false;
-  }
-  const Json* type = r.require(value, path, "type");
-  size_t kind;
-  if (type == nullptr || !r.oneOf(*type, childPath(path, "type"), {"exit", "signal"}, kind)) {
-    return false;
-  }
-  size_t before = r.issueCount();
-  if (kind == 0) {
-    r.object(value, path, {"type", "code"});
-    ExitTermination exit;
-    requiredInteger(value, path, "code", 0, 255, exit.code);
-    out.kind = exit;
-  } else {
-    r.object(value, path, {"type", "signal"});
-    SignalTermination sig;
-    if (const Json* name = r.require(value, path, "signal")) {
-      signal(*name, childPath(path, "signal"), sig.signal);
-    }
-    out.kind = sig;
-  }
-  return r.issueCount() == before;
-}
-
-void ScenarioParser::event(const Json& value, const std::string& path, size_t index,
-                           std::vector<Event>& out) {
-  if (!value.is_object()) {
-    r.fail(path, "must be an object, got " + StrictReader::describe(value));
-    return;
-  }
-  const Json* type = r.require(value, path, "type");
-  size_t kind;
-  if (type == nullptr ||
-      !r.oneOf(*type, childPath(path, "type"), {"input", "resize", "signal"}, kind)) {
-    return;
-  }
-  size_t before = r.issueCount();
-  Event e;
-  readReactiveMembers(r, value, path, e);
-  bool waits = StrictReader::find(value, "when") != nullptr;
-  // An event that waits may omit at_ms (then 0: no earliest time).
-  bool timed = waits ? StrictReader::find(value, "at_ms") == nullptr ||
-                           r.integer(*StrictReader::find(value, "at_ms"), childPath(path, "at_ms"),
-                                     0, NO_UPPER_BOUND, e.atMs)
-                     : requiredInteger(value, path, "at_ms", 0, NO_UPPER_BOUND, e.atMs);
-  if (timed) {
-    facts.eventTimes.emplace_back(index, e.atMs);
-    if (!waits) facts.orderedEventTimes.emplace_back(index, e.atMs);
-  }
-  if (e.when) {
-    if (auto* checkpoint = std::get_if<CheckpointCondition>(&e.when->kind)) {
-      facts.conditionCheckpoints.emplace_back(index, checkpoint->name);
-    }
-  }
-  if (kind == 0) {
-    r.object(
-        value, path,
-        {"type", "at_ms", "data", "sensitive", "when", "delay_ms", "timeout_ms", "on_timeout"});
-    InputAction input;
-    requiredString(value, path, "data", UNLIMITED, input.data);
-    optionalBoolean(value, path, "sensitive", input.sensitive);
-    e.action = std::move(input);
-  } else if (kind == 1) {
-    r.object(value, path,
-             {"type", "at_ms", "columns", "rows", "when", "delay_ms", "timeout_ms", "on_timeout"});
-    ResizeAction resize;
-    requiredInteger(value, path, "columns", terminal::COLUMNS.min, terminal::COLUMNS.max,
-                    resize.columns);
-    requiredInteger(value, path, "rows", terminal::ROWS.min, terminal::ROWS.max, resize.rows);
-    e.action = resize;
-  } else {
-    r.object(value, path,
-             {"type", "at_ms", "signal", "when", "delay_ms", "timeout_ms", "on_timeout"});
-    SignalAction sig;
-    if (const Json* name = r.require(value, path, "signal")) {
-      signal(*name, childPath(path, "signal"), sig.signal);
-    }
-    e.action = sig;
-  }
-  if (r.issueCount() == before) out.push_back(std::move(e));
-}
-
 Limits ScenarioParser::limits(const Json& value, const std::string& path) {
   Limits l;
   if (!r.object(value, path,
@@ -587,85 +313,6 @@ Normalization ScenarioParser::normalization(const Json& value, const std::string
   }
   return n;
 }
-
-Replay ScenarioParser::replay(const Json& value, const std::string& path) {
-  Replay replay;
-  if (!r.object(value, path, {"http", "websocket_messages", "websocket_connections"})) {
-    return replay;
-  }
-  if (const Json* http = StrictReader::find(value, "http")) {
-    r.array(*http, childPath(path, "http"), 0, 100,
-            [&](const Json& element, const std::string& elementPath, size_t) {
-              httpRoute(element, elementPath, replay.http);
-            });
-  }
-  if (const Json* messages = StrictReader::find(value, "websocket_messages")) {
-    r.strings(*messages, childPath(path, "websocket_messages"), 100, MAX_BODY_UNITS,
-              replay.websocketMessages);
-  }
-  if (const Json* connections = StrictReader::find(value, "websocket_connections")) {
-    r.array(*connections, childPath(path, "websocket_connections"), 0, 100,
-            [&](const Json& element, const std::string& elementPath, size_t) {
-              webSocketConnection(element, elementPath, replay.websocketConnections);
-            });
-  }
-  return replay;
-}
-
-void ScenarioParser::httpRoute(const Json& value, const std::string& path,
-                               std::vector<HttpRoute>& out) {
-  if (!r.object(value, path,
-                {"method", "path", "status", "body", "request_headers", "request_body",
-                 "response_headers", "delay_ms", "disconnect", "max_calls"})) {
-    return;
-  }
-  size_t before = r.issueCount();
-  HttpRoute route;
-  requiredString(value, path, "method", 16, route.method);
-  if (const Json* target = r.require(value, path, "path")) {
-    r.absolutePath(*target, childPath(path, "path"), route.path);
-  }
-  requiredInteger(value, path, "status", 100, 599, route.status);
-  requiredString(value, path, "body", MAX_BODY_UNITS, route.body);
-  if (const Json* headers = StrictReader::find(value, "request_headers")) {
-    this->headers(*headers, childPath(path, "request_headers"), route.requestHeaders);
-  }
-  if (const Json* body = StrictReader::find(value, "request_body")) {
-    std::string text;
-    if (r.string(*body, childPath(path, "request_body"), MAX_BODY_UNITS, text)) {
-      route.requestBody = std::move(text);
-    }
-  }
-  if (const Json* headers = StrictReader::find(value, "response_headers")) {
-    this->headers(*headers, childPath(path, "response_headers"), route.responseHeaders, true);
-  }
-  optionalInteger(value, path, "delay_ms", 0, 30000, route.delayMs);
-  optionalBoolean(value, path, "disconnect", route.disconnect);
-  optionalInteger(value, path, "max_calls", 1, 100, route.maxCalls);
-  if (r.issueCount() == before) out.push_back(std::move(route));
-}
-
-void ScenarioParser::webSocketConnection(const Json& value, const std::string& path,
-                                         std::vector<WebSocketConnection>& out) {
-  if (!r.object(value, path, {"messages", "disconnect_after"})) return;
-  size_t before = r.issueCount();
-  WebSocketConnection connection;
-  if (const Json* messages = r.require(value, path, "messages")) {
-    r.array(*messages, childPath(path, "messages"), 0, 100,
-            [&](const Json& element, const std::string& elementPath, size_t) {
-              if (!r.object(element, elementPath, {"data", "delay_ms"})) return;
-              size_t messageBefore = r.issueCount();
-              WebSocketMessage message;
-              requiredString(element, elementPath, "data", MAX_BODY_UNITS, message.data);
-              optionalInteger(element, elementPath, "delay_ms", 0, 30000, message.delayMs);
-              if (r.issueCount() == messageBefore) connection.messages.push_back(message);
-            });
-  }
-  optionalBoolean(value, path, "disconnect_after", connection.disconnectAfter);
-  if (r.issueCount() == before) out.push_back(std::move(connection));
-}
-
-}  // namespace
 
 ScenarioParseResult parseScenario(const Json& input) {
   return ScenarioParser().parse(input);

@@ -1,9 +1,9 @@
 #pragma once
 // The scenario: the typed, fully defaulted form of the JSON a user hands to `rea capture-process`
 // (SPEC B §3, with A9 `network_access: "loopback"` and A14 strictness). This module owns the
-// types, the parser (scenario-parse.c++, cross-field rules in scenario-rules.c++, JSON reading
-// via strict-reader.h) and the JSON form (scenario-json.c++); the committed projections built
-// from it live in projection.h.
+// types, the parser (scenario-parser.h and its scenario-parse*.c++, cross-field rules in
+// scenario-rules.c++, JSON reading via strict-reader.h) and the JSON form (scenario-json.c++); the
+// committed projections built from it live in projection.h.
 //
 // A parsed Scenario always satisfies every rule of B §3 (bounds, name rules, the cross-field
 // rules of §3.5), so consumers never re-validate. A parsed scenario is always approved
