@@ -158,16 +158,27 @@ class TmuxDriver {
   }
 
   std::vector<std::string> run(const std::string& command) {
-    // One command; its output lines (between %begin and %end). Notifications are skipped.
+    // One command; its output lines (between %begin and %end). Notifications are skipped, and so
+    // are whole blocks of commands that are not ours: a command read from this control client
+    // has flags 1 in its guard lines, the new-session of tmux's own command line has 0, and a
+    // busy server can print that block after its answers to our first commands (seen with six
+    // busy loops on two cores: every later command then read the answer of the one before).
     if (trace) fprintf(stderr, "tmux> %s\n", command.c_str());
     writeAll(toTmux, command + "\n");
     std::vector<std::string> output;
-    bool inBlock = false;
+    enum { BETWEEN_BLOCKS, OUR_BLOCK, OTHER_BLOCK } state = BETWEEN_BLOCKS;
     while (true) {
       std::string line = readLine();
-      if (!inBlock) {
-        inBlock = line.rfind("%begin ", 0) == 0;
-        continue;
+      bool ends = line.rfind("%end ", 0) == 0 || line.rfind("%error ", 0) == 0;
+      switch (state) {
+        case BETWEEN_BLOCKS:
+          if (line.rfind("%begin ", 0) == 0) state = fromThisClient(line) ? OUR_BLOCK : OTHER_BLOCK;
+          continue;
+        case OTHER_BLOCK:
+          if (ends) state = BETWEEN_BLOCKS;
+          continue;
+        case OUR_BLOCK:
+          break;
       }
       if (line.rfind("%end ", 0) == 0) return output;
       if (line.rfind("%error ", 0) == 0) {
@@ -221,12 +232,26 @@ class TmuxDriver {
   }
 
   void sync() {
-    // The client prints the new-session block first: read up to our own answer.
-    writeAll(toTmux, "display -p rea-sync\n");
-    while (readLine() != "rea-sync") {
+    // Until the session of tmux's command line exists: a busy server can answer this client's
+    // commands before that new-session has run (run() skips its block wherever it comes).
+    // Each try is a round trip through the server's loop, as in feed().
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (true) {
+      try {
+        run("has-session -t rea-diff");
+        return;
+      } catch (const std::runtime_error&) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          throw std::runtime_error("tmux made no session within 60 s");
+        }
+      }
     }
-    while (readLine().rfind("%end ", 0) != 0) {
-    }
+  }
+
+  static bool fromThisClient(const std::string& guard) {
+    // "%begin TIME NUMBER FLAGS": FLAGS is 1 for a command this control client sent.
+    size_t last = guard.find_last_of(' ');
+    return last != std::string::npos && guard.compare(last + 1, std::string::npos, "1") == 0;
   }
 
   std::string readLine() {
