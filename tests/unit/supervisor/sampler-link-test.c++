@@ -23,6 +23,7 @@
 #include "helpers/sampler/pids-bound.h"
 #include "supervisor/run/owned-cleanup.h"
 #include "supervisor/run/run-token.h"
+#include "tests/unit/system-test-support.h"
 
 namespace rea::supervisor {
 namespace {
@@ -97,18 +98,13 @@ void expectNothingLeft(const std::string& token, const std::string& cgroupPath) 
 struct SamplerLinkFixture {
   SamplerLinkFixture() {
     // Orphans (the double-forked daemons) are reparented to us and reaped, not left as zombies.
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    helper::testing::adoptOrphans();
   }
   ~SamplerLinkFixture() noexcept(false) {
     // Every child, orphans included, is reaped before the next test of this program runs: one
     // killed by the cleanup may still be dying when the test ends, and a later test that checks
-    // it left no child of its own (PtyLink's) would find it. Bounded: a child that outlives the
-    // test is a failure, not a hang.
-    for (int i = 0; i < 500; ++i) {
-      pid_t reaped = waitpid(-1, nullptr, WNOHANG);
-      if (reaped < 0) break;  // ECHILD: none left
-      if (reaped == 0) usleep(10000);
-    }
+    // it left no child of its own (PtyLink's) would find it.
+    helper::testing::reapChildren();
     EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1) << "a child of the test outlived it";
     prctl(PR_SET_CHILD_SUBREAPER, 0);
   }
