@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -59,6 +60,23 @@ std::string Sandbox::writeFile(const std::string& name, const std::string& conte
   std::string path = dir + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
+}
+
+Json Sandbox::withOwnRoots(Json scenario) {
+  if (!scenario.contains("filesystem_roots")) return scenario;
+  Json roots = Json::array();
+  for (const auto& root : scenario["filesystem_roots"]) {
+    std::string own = dir + "/root-XXXXXX";
+    if (mkdtemp(own.data()) == nullptr) {
+      throw std::runtime_error("cannot make " + own + ": " + strerror(errno));
+    }
+    if (scenario.value("working_directory", "") == root.get<std::string>()) {
+      scenario["working_directory"] = own;
+    }
+    roots.push_back(own);
+  }
+  scenario["filesystem_roots"] = roots;
+  return scenario;
 }
 
 RunResult Sandbox::run(const std::vector<std::string>& args, const Policy& policy) {

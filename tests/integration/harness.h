@@ -57,6 +57,11 @@ class Sandbox {
 
   std::string writeFile(const std::string& name, const std::string& content);
 
+  Json withOwnRoots(Json scenario);
+  // The scenario with each of its filesystem_roots (and a working_directory that is one of them)
+  // replaced by a new, empty directory of this sandbox (mkdtemp): a bundled example that observes
+  // /tmp/rea-files-example then leaves nothing in /tmp and shares no directory with other tests.
+
   void stderrTo(int fd) { stderrFd = fd; }
   // The following runs write their stderr to `fd` (e.g. a pty slave) instead of having it
   // collected in RunResult::stderrText; -1 restores collecting.

@@ -119,12 +119,8 @@ TEST(Mcp, CapturesEachBundledExampleAndComparesThemByEvidenceId) {
   std::map<std::string, std::string> ids;
   int token = 0;
   for (const auto& name : examples) {
-    Json scenario = Json::parse(readFile(REA_SOURCE_DIR "/examples/" + name));
-    std::vector<std::string> directories = {scenario.value("working_directory", "/tmp")};
-    for (const auto& root : scenario.value("filesystem_roots", Json::array()))
-      directories.push_back(root.get<std::string>());
-    for (const auto& directory : directories)
-      ASSERT_EQ(system(("mkdir -p '" + directory + "'").c_str()), 0) << directory;
+    // Examples that observe a directory (examples/files.json) observe one of the sandbox's.
+    Json scenario = sandbox.withOwnRoots(Json::parse(readFile(REA_SOURCE_DIR "/examples/" + name)));
     client.notifications.clear();
     Json response = client.callTool("capture_process_scenario", scenario, ++token);
     if (scenario.value("network_access", "") == "loopback" &&

@@ -172,14 +172,11 @@ TEST(SameVerdict, EveryBundledExampleIsStableUnderLoad) {
       // tree's and the other's): its copy observes a root of its own, which must exist in the
       // state the example leaves it in (a scenario whose target changes the directory it
       // observes agrees with itself from its second run on).
-      std::string root = sandbox.tmpdir() + "/files-example";
-      mkdir(root.c_str(), 0755);
+      Json scenario = sandbox.withOwnRoots(Json::parse(readFile(file)));
+      std::string root = scenario["working_directory"];
       sandbox.runProgram("/bin/sh", {"-c", "cd '" + root +
                                                "' && echo run > log.txt && rm -f scratch.txt && "
                                                ": > stale.tmp"});
-      Json scenario = Json::parse(readFile(file));
-      scenario["working_directory"] = root;
-      scenario["filesystem_roots"] = Json::array({root});
       file = sandbox.writeFile("files.json", scenario.dump());
     }
     std::vector<std::string> args = {"stability", "-n", "3", "--format", "json", file};

@@ -93,21 +93,8 @@ TEST(Secrets, NoBundledExampleLeaksThem) {
   for (const auto& name : examples) {
     Sandbox sandbox;
     Json scenario = Json::parse(readFile(REA_SOURCE_DIR "/examples/" + name));
-    // Examples that observe a directory (examples/files.json) need it to exist (README): each
-    // observed root becomes a directory of the sandbox (also as the working directory, where it
-    // was that), so the test leaves nothing in /tmp and shares no directory with other tests.
-    if (scenario.contains("filesystem_roots")) {
-      Json roots = Json::array();
-      for (const auto& root : scenario["filesystem_roots"]) {
-        std::string own = sandbox.tmpdir() + "/root-" + std::to_string(roots.size());
-        ASSERT_EQ(mkdir(own.c_str(), 0755), 0) << own;
-        if (scenario.value("working_directory", "") == root.get<std::string>()) {
-          scenario["working_directory"] = own;
-        }
-        roots.push_back(own);
-      }
-      scenario["filesystem_roots"] = roots;
-    }
+    // Examples that observe a directory (examples/files.json) observe one of the sandbox's.
+    scenario = sandbox.withOwnRoots(scenario);
     std::string workingDirectory = scenario.value("working_directory", "/tmp");
     struct stat info;
     ASSERT_TRUE(stat(workingDirectory.c_str(), &info) == 0 && S_ISDIR(info.st_mode))

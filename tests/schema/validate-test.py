@@ -125,15 +125,29 @@ def check_schemas():
 
 
 def example_scenarios():
-    paths = sorted(glob.glob(os.path.join(SOURCE_DIR, "examples", "*.json")))
-    # Examples that observe a directory (examples/files.json) need it to exist, as the README says.
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            example = json.load(f)
-        for directory in [example.get("working_directory", "/tmp")] + example.get(
-                "filesystem_roots", []):
-            os.makedirs(directory, exist_ok=True)
-    return paths
+    return sorted(glob.glob(os.path.join(SOURCE_DIR, "examples", "*.json")))
+
+
+def with_own_roots(path, tmp):
+    """The example at `path`, or where it observes directories (examples/files.json) a copy in
+    `tmp` that observes new empty directories of `tmp` instead (also as its working directory,
+    where that was one of them): the test leaves nothing in /tmp and shares no directory with
+    other tests capturing the same example."""
+    with open(path, encoding="utf-8") as f:
+        example = json.load(f)
+    if "filesystem_roots" not in example:
+        return path
+    roots = []
+    for root in example["filesystem_roots"]:
+        own = tempfile.mkdtemp(prefix="root-", dir=tmp)
+        if example.get("working_directory") == root:
+            example["working_directory"] = own
+        roots.append(own)
+    example["filesystem_roots"] = roots
+    copy = os.path.join(tempfile.mkdtemp(prefix="example-", dir=tmp), os.path.basename(path))
+    with open(copy, "w", encoding="utf-8") as f:
+        json.dump(example, f)
+    return copy
 
 
 def check_scenario_files():
@@ -638,7 +652,7 @@ def check_produced_records(build_dir):
         produced = {}
         for path in example_scenarios():
             name = "capture of " + os.path.relpath(path, SOURCE_DIR)
-            produced[path] = capture(runner, path, name)
+            produced[path] = capture(runner, with_own_roots(path, tmp), name)
         # Two captures of the same scenario share their comparison contract, so they compare.
         hello = os.path.join(SOURCE_DIR, "examples", "hello.json")
         again = capture(runner, hello, "second capture of examples/hello.json")
