@@ -5,15 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/json-member.h"
+
 namespace rea::evidence {
 namespace {
-
-const Json& member(const Json& object, const char* name) {
-  static const Json NONE;
-  if (!object.is_object()) return NONE;
-  auto it = object.find(name);
-  return it == object.end() ? NONE : *it;
-}
 
 size_t count(const Json& array) {
   return array.is_array() ? array.size() : 0;

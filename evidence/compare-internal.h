@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/compare-status.h"
+#include "evidence/json-member.h"
 #include "evidence/json.h"
 
 namespace rea::evidence::_ {
@@ -32,9 +33,6 @@ const char* dimensionName(Dimension dimension);
 
 // ---------------------------------------------------------------------------------------------
 // Reading captures defensively
-
-const Json& member(const Json& object, const char* key);
-// object[key], or a null value when `object` is not an object or lacks the key.
 
 const Json& arrayMember(const Json& object, const char* key);
 // object[key] when it is an array, else an empty array.

@@ -14,11 +14,6 @@ namespace {
 
 constexpr int64_t MAX_SAFE_INTEGER = (int64_t{1} << 53) - 1;
 
-const Json& nullJson() {
-  static const Json value = nullptr;
-  return value;
-}
-
 const Json& emptyArray() {
   static const Json value = Json::array();
   return value;
@@ -44,12 +39,6 @@ const char* dimensionName(Dimension dimension) {
       return "shim";
   }
   return "unknown";
-}
-
-const Json& member(const Json& object, const char* key) {
-  if (!object.is_object()) return nullJson();
-  auto it = object.find(key);
-  return it == object.end() ? nullJson() : *it;
 }
 
 const Json& arrayMember(const Json& object, const char* key) {
@@ -143,7 +132,6 @@ using _::arrayMember;
 using _::Candidate;
 using _::Dimension;
 using _::DIMENSIONS;
-using _::member;
 
 const char TRUNCATED_SENTENCE[] = "At least one capture is truncated.";
 const char RESIDUAL_SENTENCE[] = "Residual unknowns prevent proving that no divergence occurred.";

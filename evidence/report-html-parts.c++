@@ -17,13 +17,6 @@ const std::array<const char*, 7> STATUS_WORDS = {"unchanged", "added",   "remove
 
 }  // namespace
 
-const Json& member(const Json& object, const char* key) {
-  static const Json NONE;
-  if (!object.is_object()) return NONE;
-  auto it = object.find(key);
-  return it == object.end() ? NONE : *it;
-}
-
 std::string text(const Json& value) {
   // A string as is, anything else as JSON (invalid UTF-8 replaced, never thrown).
   if (value.is_string()) return value.get<std::string>();

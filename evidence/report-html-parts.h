@@ -8,12 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include "evidence/json-member.h"
 #include "evidence/json.h"
 
 namespace rea::evidence::report_html {
-
-const Json& member(const Json& object, const char* key);
-// object[key], or null when `object` is no object or has no such member.
 
 std::string text(const Json& value);
 // A string as is, anything else as JSON (invalid UTF-8 replaced, never thrown).

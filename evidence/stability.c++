@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/compare-status.h"
+#include "evidence/json-member.h"
 
 namespace rea::evidence {
 namespace {
@@ -34,14 +35,6 @@ Agreement agreementOf(const Json& json) {
   if (status == CompareStatus::UNCHANGED) return Agreement::STABLE;
   if (status && differs(*status)) return Agreement::UNSTABLE;
   return Agreement::UNKNOWN;  // truncated, unknown, or anything unexpected
-}
-
-const Json& member(const Json& object, const char* key) {
-  // Missing members read as null (operator[] on a const object would be undefined).
-  static const Json NONE;
-  if (!object.is_object()) return NONE;
-  auto found = object.find(key);
-  return found == object.end() ? NONE : *found;
 }
 
 std::string text(const Json& value) {
